@@ -1,0 +1,3 @@
+from fabrictwin.cli.main import main
+
+main()

@@ -1,0 +1,1 @@
+"""fabrictwin.catalog"""

@@ -1,0 +1,1 @@
+"""Thin Typer commands: parse, call one library function, render."""
