@@ -13,8 +13,35 @@ from fabrictwin.spec.hardware import (
     SwitchSpec,
     SystemSpec,
 )
+from fabrictwin.spec.load import YamlDocument, load_mapping, load_model, load_text
+from fabrictwin.spec.quantity import (
+    Bytes,
+    BytesPerS,
+    BitsPerS,
+    Flop,
+    FlopsPerS,
+    Hertz,
+    Quantity,
+    Seconds,
+    Watts,
+)
+from fabrictwin.spec.workload import ModelSpec
 
 __all__ = [
+    "BitsPerS",
+    "Bytes",
+    "BytesPerS",
+    "Flop",
+    "FlopsPerS",
+    "Hertz",
+    "ModelSpec",
+    "Quantity",
+    "Seconds",
+    "Watts",
+    "YamlDocument",
+    "load_mapping",
+    "load_model",
+    "load_text",
     "CpuSpec",
     "FabricSpec",
     "GpuSpec",

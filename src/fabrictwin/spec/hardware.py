@@ -10,6 +10,8 @@ from typing import Literal
 from pydantic import Field
 
 from fabrictwin.spec.base import Source, Spec
+from fabrictwin.spec.quantity import BitsPerS, Bytes, BytesPerS, FlopsPerS, Hertz, Seconds, Watts
+from fabrictwin.spec.refs import CpuId, GpuId, NicId, SwitchId
 
 Precision = Literal["fp64", "tf32", "fp32", "bf16", "fp16", "fp8", "fp4", "int8"]
 Transport = Literal["infiniband", "roce", "tcp", "spectrum-x"]
@@ -22,17 +24,17 @@ class GpuSpec(Spec):
     """Catalog id, e.g. ``h100-sxm``."""
     name: str
     """Marketing name."""
-    peak_flops: dict[Precision, float]
+    peak_flops: dict[Precision, FlopsPerS]
     """Dense (no sparsity) peak FLOP/s per precision of the tensor cores (vector for fp64/fp32)."""
-    hbm_bytes: float = Field(gt=0)
+    hbm_bytes: Bytes = Field(gt=0)
     """HBM capacity in bytes."""
-    hbm_Bps: float = Field(gt=0)
+    hbm_Bps: BytesPerS = Field(gt=0)
     """HBM bandwidth in bytes/s."""
-    nvlink_Bps: float = Field(ge=0)
+    nvlink_Bps: BytesPerS = Field(ge=0)
     """NVLink bandwidth per GPU, one direction, bytes/s (0 when there is none)."""
-    pcie_Bps: float = Field(gt=0)
+    pcie_Bps: BytesPerS = Field(gt=0)
     """Host PCIe bandwidth per GPU, one direction, bytes/s."""
-    tdp_w: float = Field(gt=0)
+    tdp_w: Watts = Field(gt=0)
     """Board power in watts."""
     sources: list[Source] = []
 
@@ -44,19 +46,19 @@ class CpuSpec(Spec):
     name: str
     cores: int = Field(gt=0)
     """Physical cores per socket."""
-    base_hz: float = Field(gt=0)
+    base_hz: Hertz = Field(gt=0)
     """Base clock in Hz."""
-    tdp_w: float = Field(gt=0)
+    tdp_w: Watts = Field(gt=0)
     sources: list[Source] = []
 
 
 class OffloadEngines(Spec):
     """Hardware engines of a NIC/DPU that take work off cores."""
 
-    crypto_Bps: float = 0.0
+    crypto_Bps: BytesPerS = 0.0
     """Inline IPsec/TLS (kTLS) crypto throughput in bytes/s (0: none)."""
     regex: bool = False
-    compression_Bps: float = 0.0
+    compression_Bps: BytesPerS = 0.0
     """Compression/decompression engine throughput in bytes/s."""
     ovs_flow_offload: bool = False
     """ASAP² eswitch flow offload (OVS/tc-flower in hardware)."""
@@ -73,19 +75,19 @@ class NicSpec(Spec):
     name: str
     kind: Literal["nic", "supernic", "dpu"]
     ports: int = Field(gt=0)
-    port_bps: float = Field(gt=0)
+    port_bps: BitsPerS = Field(gt=0)
     """Line rate per port, bits/s."""
-    max_bps: float = Field(gt=0)
+    max_bps: BitsPerS = Field(gt=0)
     """Aggregate bandwidth the adapter can carry (may be less than ports x port rate), bits/s."""
     protocols: list[Literal["infiniband", "ethernet"]]
     pcie_gen: int = Field(ge=3, le=6)
     pcie_lanes: int = Field(gt=0)
     arm_cores: int = Field(default=0, ge=0)
     """Arm cores on the card (DPUs and SuperNICs), 0 for a plain NIC."""
-    arm_core_hz: float = 0.0
-    dram_bytes: float = 0.0
+    arm_core_hz: Hertz = 0.0
+    dram_bytes: Bytes = 0.0
     engines: OffloadEngines = OffloadEngines()
-    power_w: float = Field(gt=0)
+    power_w: Watts = Field(gt=0)
     price_usd: float = Field(default=0.0, ge=0)
     """Approximate street price, for the BOM."""
     sources: list[Source] = []
@@ -99,13 +101,13 @@ class SwitchSpec(Spec):
     protocol: Literal["infiniband", "ethernet"]
     ports: int = Field(gt=0)
     """Ports at ``port_bps`` (the radix used for fat-tree sizing)."""
-    port_bps: float = Field(gt=0)
+    port_bps: BitsPerS = Field(gt=0)
     sharp: bool = False
     """In-network reduction (SHARP) capable."""
     adaptive_routing: bool = False
-    latency_s: float = Field(gt=0)
+    latency_s: Seconds = Field(gt=0)
     """Port-to-port cut-through latency, seconds."""
-    power_w: float = Field(gt=0)
+    power_w: Watts = Field(gt=0)
     rack_units: int = Field(default=1, gt=0)
     price_usd: float = Field(default=0.0, ge=0)
     sources: list[Source] = []
@@ -117,15 +119,15 @@ class FabricSpec(Spec):
     id: str
     name: str
     transport: Transport
-    link_bps: float = Field(gt=0)
+    link_bps: BitsPerS = Field(gt=0)
     """Line rate of one node link (one NIC port), bits/s."""
     efficiency: float = Field(gt=0, le=1)
     """Achievable fraction of line rate for large transfers (encoding, headers, protocol)."""
-    latency_s: float = Field(ge=0)
+    latency_s: Seconds = Field(ge=0)
     """One-way end-host software + NIC latency for a small message, seconds."""
-    switch: str
+    switch: SwitchId
     """Catalog id of the default switch model."""
-    nic: str
+    nic: NicId
     """Catalog id of the default compute NIC."""
     cable: str = ""
     """Cable/transceiver type used in the BOM."""
@@ -137,25 +139,25 @@ class SystemSpec(Spec):
 
     id: str
     name: str
-    gpu: str
+    gpu: GpuId
     """Catalog id of its GPU."""
     gpus: int = Field(gt=0)
-    cpu: str
+    cpu: CpuId
     """Catalog id of its CPU."""
     cpu_sockets: int = Field(gt=0)
     nvswitch: bool
     """GPUs are all-to-all connected through NVSwitch (False: PCIe/hybrid cube mesh)."""
-    intra_node_Bps: float = Field(gt=0)
+    intra_node_Bps: BytesPerS = Field(gt=0)
     """Per-GPU bandwidth to its peers inside the server, one direction, bytes/s."""
     compute_nics: int = Field(ge=0)
     """Compute (east-west) NIC ports, usually one per GPU."""
-    compute_nic: str
+    compute_nic: NicId
     """Catalog id of the default compute NIC."""
     storage_nics: int = Field(ge=0)
-    storage_nic: str
+    storage_nic: NicId
     """Catalog id of the default storage/in-band NIC (often a BlueField-3 DPU)."""
-    host_memory_bytes: float = Field(gt=0)
-    power_w: float = Field(gt=0)
+    host_memory_bytes: Bytes = Field(gt=0)
+    power_w: Watts = Field(gt=0)
     rack_units: int = Field(gt=0)
     price_usd: float = Field(default=0.0, ge=0)
     sources: list[Source] = []
