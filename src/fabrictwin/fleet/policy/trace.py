@@ -1,0 +1,207 @@
+"""Walk one packet through the compiled pipelines, hop by hop (like ``ovs-appctl ofproto/trace``).
+
+VM -> VF -> representor -> classify -> egress ACL -> meter -> VPC routing -> encap -> uplink
+-> wire -> remote uplink -> decap -> routing -> ingress ACL -> representor -> VF -> VM, then the
+reply the same way with conntrack marking it established. Every table hop names the entry that
+decided, the policy rule it came from and where it is enforced.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass, replace
+
+from fabrictwin.errors import NotFound, SpecError
+from fabrictwin.fleet.policy.compile import CLASSIFY, PolicyIndex, VmRef, compile_policy
+from fabrictwin.fleet.policy.tables import PORTED, Packet, Pipeline
+from fabrictwin.spec.policy import PolicySpec
+
+MAX_HOPS = 64
+"""A loop guard; a correct pipeline crosses at most two servers and 16 tables."""
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One step of a trace."""
+
+    where: str
+    """Server (or ``wire``/``vm``) the step happens on."""
+    stage: str
+    """Table name, or the port/element crossed."""
+    decision: str
+    """The entry's actions, or what happened at the port."""
+    rule: str
+    """The policy object that produced the deciding entry ('' for ports)."""
+    enforced_at: str
+    """Host, DPU Arm, eswitch hardware, crypto engine, or the fabric."""
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A packet's walk and its outcome."""
+
+    packet: str
+    hops: tuple[Hop, ...]
+    outcome: str
+    """``delivered to <vm>``, ``dropped: <reason>`` or ``to provider gateway``."""
+    delivered_to: str | None
+    reply: Trace | None = None
+
+
+def parse_endpoint(text: str) -> tuple[str, int, str]:
+    """``10.1.2.3:443/tcp``, ``10.1.2.3/icmp`` -> (ip, port, protocol).
+
+    Raises:
+        SpecError: the text is not ``IP[:PORT]/PROTO``.
+    """
+    m = re.fullmatch(r"(?P<ip>[0-9.]+)(?::(?P<port>\d+))?/(?P<proto>tcp|udp|icmp|other)", text.strip())
+    if m is None:
+        raise SpecError(f"--to {text!r}: write IP:PORT/PROTO such as 10.1.2.3:443/tcp")
+    try:
+        ipaddress.IPv4Address(m["ip"])
+    except ValueError as exc:
+        raise SpecError(f"--to {text!r}: {m['ip']} is not an IPv4 address") from exc
+    port = int(m["port"] or 0)
+    if m["proto"] in PORTED and not m["port"]:
+        raise SpecError(f"--to {text!r}: {m['proto']} needs a port")
+    if port > 65535:
+        raise SpecError(f"--to {text!r}: port above 65535")
+    return m["ip"], port, m["proto"]
+
+
+def find_vm(index: PolicyIndex, text: str) -> VmRef:
+    """``vm:tenant/name`` or ``tenant/name`` -> the VM.
+
+    Raises:
+        NotFound: no such VM (the message lists the known ones).
+    """
+    key = text.removeprefix("vm:")
+    if key not in index.vms:
+        raise NotFound(f"--from {text!r}: no VM {key!r}; known: {', '.join(sorted(index.vms))}")
+    return index.vms[key]
+
+
+def trace_packet(policy: PolicySpec, source: str, destination: str) -> Trace:
+    """Trace a new connection from VM ``source`` to ``destination`` and its reply.
+
+    Raises:
+        NotFound: the source VM does not exist.
+        SpecError: the destination text is malformed.
+    """
+    index = PolicyIndex.of(policy)
+    pipelines = compile_policy(policy)
+    src = find_vm(index, source)
+    ip, port, proto = parse_endpoint(destination)
+    pkt = Packet(src.ip, int(ipaddress.IPv4Address(ip)), proto, port)
+    forward = walk(index, pipelines, src, pkt)
+    if forward.delivered_to is None:
+        return forward
+    responder = index.vms[forward.delivered_to]
+    back = Packet(pkt.dst_ip, pkt.src_ip, proto, port, established=True)
+    return replace(forward, reply=walk(index, pipelines, responder, back))
+
+
+def walk(index: PolicyIndex, pipelines: dict[str, Pipeline], src: VmRef, pkt: Packet) -> Trace:
+    """Walk ``pkt`` sent by ``src`` until it is delivered, dropped or leaves the provider."""
+    pipe = pipelines[src.vm.server]
+    hops = [
+        Hop("vm", f"{src.key} eth0", f"sends {pkt.header()}", "", "tenant VM"),
+        Hop(pipe.server, f"VF {src.port} (host PCIe function)", "to the eswitch", "", _vf_note(pipe)),
+        Hop(
+            pipe.server,
+            f"representor {src.port}",
+            "first packet of the flow: slow path",
+            "",
+            _slow_path(pipe),
+        ),
+    ]
+    pkt = replace(pkt, in_port=src.port)
+    table = CLASSIFY
+    for _ in range(MAX_HOPS):
+        entry = pipe.tables[table].lookup(pkt)
+        if entry is None:  # compile_policy ends every table with a catch-all; keep the guard honest
+            return _end(pkt, hops, f"dropped: miss in table {table}", None)
+        acts = ",".join(a.describe() for a in entry.actions)
+        hops.append(
+            Hop(
+                pipe.server,
+                f"table {table} {pipe.tables[table].name}",
+                acts,
+                entry.origin,
+                pipe.tables[table].enforced_at,
+            )
+        )
+        next_table: int | None = None
+        for action in entry.actions:
+            pkt = action.apply(pkt)
+            if action.kind == "goto":
+                next_table = action.table
+            elif action.kind == "encap":
+                pkt = replace(pkt, vni=action.vni)
+            elif action.kind == "drop":
+                return _end(pkt, hops, f"dropped: {action.reason}", None)
+            elif action.kind == "gateway":
+                hops.append(
+                    Hop(
+                        pipe.server,
+                        f"uplink {action.port}",
+                        "to the provider gateway (leaves the overlay)",
+                        "",
+                        "fabric",
+                    )
+                )
+                return _end(pkt, hops, "to provider gateway", None)
+            elif action.kind == "output" and action.port.startswith("pf0vf"):
+                dst = next(r for r in index.on_server(pipe.server) if r.port == action.port)
+                hops.append(
+                    Hop(pipe.server, f"representor {action.port} -> VF", "delivered", "", _vf_note(pipe))
+                )
+                hops.append(Hop("vm", f"{dst.key} eth0", "receives", "", "tenant VM"))
+                return _end(pkt, hops, f"delivered to {dst.key}", dst.key)
+            elif action.kind == "output":
+                nxt = _cross_wire(pipelines, pipe, pkt, hops)
+                if nxt is None:
+                    return _end(pkt, hops, f"dropped: no server terminates VTEP {pkt.tunnel_dst}", None)
+                pipe, pkt, next_table = nxt[0], nxt[1], CLASSIFY
+        if next_table is None:
+            return _end(pkt, hops, "dropped: entry without a next step", None)
+        table = next_table
+    return _end(pkt, hops, "dropped: hop limit (pipeline loop)", None)
+
+
+def _cross_wire(
+    pipelines: dict[str, Pipeline], pipe: Pipeline, pkt: Packet, hops: list[Hop]
+) -> tuple[Pipeline, Packet] | None:
+    hops.append(
+        Hop(
+            pipe.server,
+            f"uplink {pipe.uplink}",
+            f"VXLAN vni {pkt.vni} to {pkt.tunnel_dst}",
+            "",
+            "eswitch hardware",
+        )
+    )
+    remote = next((p for p in pipelines.values() if p.vtep_ip == pkt.tunnel_dst), None)
+    if remote is None:
+        return None
+    hops.append(
+        Hop("wire", f"underlay {pipe.vtep_ip} -> {remote.vtep_ip}", "switched by the fabric", "", "fabric")
+    )
+    hops.append(Hop(remote.server, f"uplink {remote.uplink}", "arrives", "", "eswitch hardware"))
+    # registers do not cross the wire: only the VNI in the VXLAN header does
+    return remote, replace(pkt, in_port=remote.uplink, src_vm=None, dst_vm=None, tunnel_dst=None)
+
+
+def _vf_note(pipe: Pipeline) -> str:
+    return "host (PCIe function only)" if pipe.controlled_by == "provider" else "host (owns the eswitch)"
+
+
+def _slow_path(pipe: Pipeline) -> str:
+    if pipe.controlled_by == "provider":
+        return "DPU Arm (OVS-DOCA), then offloaded to eswitch hardware"
+    return "host (NIC mode: no Arm in the path; provider does not control it)"
+
+
+def _end(pkt: Packet, hops: list[Hop], outcome: str, delivered: str | None) -> Trace:
+    return Trace(pkt.header(), tuple(hops), outcome, delivered)

@@ -1,0 +1,1 @@
+"""Alembic migrations of the fleet store, shipped as package data."""
