@@ -1,0 +1,234 @@
+"""Folded-Clos (fat-tree) sizing: switch and cable counts per tier, in closed form.
+
+Legend: E endpoint ports on one plane, k switch radix at the port rate, d/u leaf down/up ports,
+L leaves, S spines, C cores (all per plane unless named ``total``).
+
+Formulas (reference ``fabric-and-network-models.md`` section 1.8, checked there against every
+NVIDIA DGX SuperPOD table, sections 1.2-1.4):
+
+* Leaf split: non-blocking ``d = u = k/2``; oversubscription ``sigma = d/u`` gives
+  ``d = floor(k * sigma / (1 + sigma))``, ``u = k - d``.
+* Rail-optimized scalable unit (SU): one leaf per rail per SU, serving ``su_nodes`` nodes (section 1.1:
+  "NIC i of every node in the SU goes to leaf i"). The fabric is sized for whole SUs even when the
+  last one is partial (section 1.1: "the fabric should be designed to support the full SU").
+* 2 tiers: ``S`` = smallest integer ``>= L*u/k`` that divides ``u`` (every leaf has the same
+  number of parallel links to every spine, the divisibility rule of section 1.8).
+* 3 tiers: pods of ``k/2`` leaves (the spine's down ports) and ``u`` spines each; spine ``j`` of every
+  pod connects to core group ``j``; cores per group = smallest integer ``>= pods*(k/2)/k`` dividing ``k/2``.
+* Limits: 2 tiers ``L <= k`` (E <= k*d, i.e. k^2/2 non-blocking); 3 tiers ``pods <= k`` (k^3/4).
+
+Every function raises :class:`fabrictwin.errors.Infeasible` (with the nearest feasible choice) when
+the requested fabric cannot be built with the radix given.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from fabrictwin.errors import Infeasible
+
+
+@dataclass(frozen=True)
+class LeafSplit:
+    """How a leaf's ``k`` ports divide between nodes (down) and spines (up)."""
+
+    down: int
+    """Ports towards nodes."""
+    up: int
+    """Ports towards spines."""
+
+
+@dataclass(frozen=True)
+class PlaneSize:
+    """Switch and link counts of one fabric plane."""
+
+    tiers: int
+    """2 (leaf-spine) or 3 (leaf-spine-core)."""
+    radix: int
+    """Switch ports at the link rate."""
+    leaf: LeafSplit
+    su_nodes: int
+    """Nodes per scalable unit (one leaf per rail per SU)."""
+    sus: int
+    """Scalable units the plane is built for (the last may be partly populated)."""
+    rails: int
+    """Endpoint ports per node on this plane (one leaf per rail per SU)."""
+    leaves: int
+    spines: int
+    cores: int
+    pod_leaves: int
+    """Leaves per pod (3 tiers); all leaves for 2 tiers."""
+    pods: int
+    """Pods (3 tiers); 1 for 2 tiers."""
+    spines_per_pod: int
+    cores_per_group: int
+    """Cores per core group (3 tiers; 0 for 2 tiers)."""
+    spine_up: int
+    """Up ports used per spine (3 tiers; 0 for 2 tiers)."""
+
+    @property
+    def endpoint_ports(self) -> int:
+        """Node-facing leaf ports the plane is built for (whole SUs)."""
+        return self.leaves * self.leaf.down
+
+    @property
+    def leaf_spine_links(self) -> int:
+        """Leaf-to-spine links (one per leaf up port)."""
+        return self.leaves * self.leaf.up
+
+    @property
+    def spine_core_links(self) -> int:
+        """Spine-to-core links (3 tiers only)."""
+        return self.spines * self.spine_up if self.tiers == 3 else 0
+
+    @property
+    def parallel_leaf_spine(self) -> int:
+        """Parallel links between one leaf and one spine it reaches."""
+        return self.leaf.up // self.spines_per_pod
+
+    @property
+    def parallel_spine_core(self) -> int:
+        """Parallel links between one spine and one core of its group (3 tiers)."""
+        return self.spine_up // self.cores_per_group if self.tiers == 3 else 0
+
+
+def leaf_split(radix: int, oversubscription: float) -> LeafSplit:
+    """Split ``radix`` leaf ports into down/up for a down:up ratio ``oversubscription`` (>= 1).
+
+    Raises:
+        Infeasible: the ratio leaves no up port or no down port, or is below 1.
+    """
+    if oversubscription < 1.0:
+        raise Infeasible(
+            f"oversubscription {oversubscription:g} < 1 wastes leaf ports", nearest="oversubscription 1"
+        )
+    down = math.floor(radix * oversubscription / (1.0 + oversubscription) + 1e-9)
+    up = radix - down
+    if down < 1 or up < 1:
+        raise Infeasible(
+            f"a radix-{radix} leaf cannot split {oversubscription:g}:1 between nodes and spines",
+            nearest="a switch with at least 2 ports",
+        )
+    return LeafSplit(down=down, up=up)
+
+
+def smallest_divisor_at_least(n: int, lower: float) -> int:
+    """Smallest divisor of ``n`` that is ``>= lower`` (``n`` itself at worst)."""
+    need = max(1, math.ceil(lower - 1e-9))
+    for cand in range(need, n + 1):
+        if n % cand == 0:
+            return cand
+    return n
+
+
+def max_nodes(radix: int, tiers: int, rails: int, oversubscription: float = 1.0) -> int:
+    """Largest node count a ``tiers``-tier plane of this radix holds (``rails`` ports per node)."""
+    split = leaf_split(radix, oversubscription)
+    max_leaves = radix if tiers == 2 else radix * (radix // 2)
+    return (max_leaves // rails) * split.down
+
+
+def size_plane(
+    nodes: int,
+    rails: int,
+    radix: int,
+    *,
+    tiers: int | None = None,
+    oversubscription: float = 1.0,
+    su_nodes: int | None = None,
+    whole_units: bool = False,
+) -> PlaneSize:
+    """Size one rail-optimized fat-tree plane for ``nodes`` nodes with ``rails`` ports each.
+
+    ``tiers=None`` picks the fewest tiers that fit. ``su_nodes`` defaults to the leaf's down ports
+    (one leaf per rail per SU, as in every SuperPOD RA). ``whole_units=True`` refuses a partial SU.
+
+    Raises:
+        Infeasible: bad counts; a partial SU when ``whole_units``; an SU larger than a leaf's down
+            ports; more nodes than the tiers can hold (nearest: more tiers or fewer nodes).
+    """
+    if nodes < 1 or rails < 1:
+        raise Infeasible(f"need at least one node and one rail (got {nodes} nodes, {rails} rails)")
+    split = leaf_split(radix, oversubscription)
+    su = split.down if su_nodes is None else su_nodes
+    if su < 1 or su > split.down:
+        raise Infeasible(
+            f"a scalable unit of {su} nodes needs {su} down ports per rail leaf; a radix-{radix} leaf "
+            f"at {oversubscription:g}:1 has {split.down}",
+            nearest=f"su_nodes <= {split.down}",
+        )
+    if whole_units and nodes % su:
+        lower, upper = (nodes // su) * su, (nodes // su + 1) * su
+        raise Infeasible(
+            f"{nodes} nodes is not a multiple of the {su}-node scalable unit",
+            nearest=f"{lower or upper} or {upper} nodes",
+        )
+    sus = math.ceil(nodes / su)
+    leaves = sus * rails
+    chosen = tiers if tiers is not None else (2 if leaves <= radix else 3)
+    if chosen not in (2, 3):
+        raise Infeasible(f"{chosen}-tier fat trees are not modelled", nearest="tiers 2 or 3")
+    if chosen == 2:
+        return _two_tier(radix, split, su, sus, rails, oversubscription)
+    return _three_tier(radix, split, su, sus, rails, oversubscription)
+
+
+def _two_tier(radix: int, split: LeafSplit, su: int, sus: int, rails: int, sigma: float) -> PlaneSize:
+    leaves = sus * rails
+    if leaves > radix:
+        fit = max_nodes(radix, 2, rails, sigma) // su * su
+        raise Infeasible(
+            f"a 2-tier fat tree of radix {radix} reaches at most {radix} leaves; {sus} SU x {rails} rails "
+            f"needs {leaves}",
+            nearest=f"tiers 3, or at most {fit} nodes in 2 tiers",
+        )
+    spines = smallest_divisor_at_least(split.up, leaves * split.up / radix)
+    return PlaneSize(
+        tiers=2,
+        radix=radix,
+        leaf=split,
+        su_nodes=su,
+        sus=sus,
+        rails=rails,
+        leaves=leaves,
+        spines=spines,
+        cores=0,
+        pod_leaves=leaves,
+        pods=1,
+        spines_per_pod=spines,
+        cores_per_group=0,
+        spine_up=0,
+    )
+
+
+def _three_tier(radix: int, split: LeafSplit, su: int, sus: int, rails: int, sigma: float) -> PlaneSize:
+    leaves = sus * rails
+    pod_leaves = radix // 2  # a non-blocking spine: k/2 ports down to leaves, k/2 up to cores
+    pods = math.ceil(leaves / pod_leaves)
+    if pods > radix:
+        fit = max_nodes(radix, 3, rails, sigma) // su * su
+        raise Infeasible(
+            f"a 3-tier fat tree of radix {radix} reaches at most {radix} pods of {pod_leaves} leaves; "
+            f"{leaves} leaves need {pods}",
+            nearest=f"at most {fit} nodes, or a larger radix",
+        )
+    spine_up = radix // 2
+    per_group = smallest_divisor_at_least(spine_up, pods * spine_up / radix)
+    spines_per_pod = split.up
+    return PlaneSize(
+        tiers=3,
+        radix=radix,
+        leaf=split,
+        su_nodes=su,
+        sus=sus,
+        rails=rails,
+        leaves=leaves,
+        spines=pods * spines_per_pod,
+        cores=spines_per_pod * per_group,
+        pod_leaves=pod_leaves,
+        pods=pods,
+        spines_per_pod=spines_per_pod,
+        cores_per_group=per_group,
+        spine_up=spine_up,
+    )
