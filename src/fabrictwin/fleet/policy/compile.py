@@ -24,7 +24,7 @@ only live on the host and the provider no longer controls them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fabrictwin.fleet.policy.tables import (
     Action,
@@ -189,34 +189,29 @@ def _classify(index: PolicyIndex, local: list[VmRef], uplink: str) -> tuple[Entr
 
 
 def _acl(index: PolicyIndex, local: list[VmRef], direction: str) -> tuple[Entry, ...]:
-    reg = "src_vm" if direction == "egress" else "dst_vm"
+    egress = direction == "egress"
     entries: list[Entry] = []
     for ref in local:
-        allow = Action("goto", METER) if direction == "egress" else Action("output", port=ref.port)
+        base = Match(src_vm=ref.key) if egress else Match(dst_vm=ref.key)
+        allow = Action("goto", METER) if egress else Action("output", port=ref.port)
         # stateful groups: replies of a connection the other side was allowed to open pass
-        entries.append(
-            Entry(
-                60000,
-                Match(**{reg: ref.key}, established=True),
-                (allow,),
-                "conntrack: reply of an allowed connection",
-            )
-        )
-        rules = index.rules(ref, direction)
-        for i, (origin, rule) in enumerate(rules):
+        reply = replace(base, established=True)
+        entries.append(Entry(60000, reply, (allow,), "conntrack: reply of an allowed connection"))
+        for i, (origin, rule) in enumerate(index.rules(ref, direction)):
             remote = prefix_range(rule.remote)
-            match = Match(
-                **{reg: ref.key},
+            match = replace(
+                base,
                 established=False,
                 protocols=protocols_of(rule.protocol, rule.ports),
                 ports=rule.ports,
-                **({"dst": remote} if direction == "egress" else {"src": remote}),
+                dst=remote if egress else base.dst,
+                src=base.src if egress else remote,
             )
             act = allow if rule.action == "allow" else Action("drop", reason=f"{direction} rule denies")
             entries.append(Entry(50000 - i, match, (act,), origin))
         default = index.default(ref, direction)
         act = allow if default == "allow" else Action("drop", reason=f"{direction} default deny")
-        entries.append(Entry(1, Match(**{reg: ref.key}), (act,), f"{ref.key} default {direction} {default}"))
+        entries.append(Entry(1, base, (act,), f"{ref.key} default {direction} {default}"))
     entries.append(Entry(0, Match(), (Action("drop", reason="no VM"),), "default"))
     return _sorted(entries)
 

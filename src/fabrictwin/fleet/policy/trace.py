@@ -17,6 +17,8 @@ from fabrictwin.fleet.policy.compile import CLASSIFY, PolicyIndex, VmRef, compil
 from fabrictwin.fleet.policy.tables import PORTED, Packet, Pipeline
 from fabrictwin.spec.policy import PolicySpec
 
+EPHEMERAL_PORT = 49152
+"""Client source port assumed for replies (RFC 6335 section 6: dynamic ports 49152-65535)."""
 MAX_HOPS = 64
 """A loop guard; a correct pipeline crosses at most two servers and 16 tables."""
 
@@ -98,7 +100,8 @@ def trace_packet(policy: PolicySpec, source: str, destination: str) -> Trace:
     if forward.delivered_to is None:
         return forward
     responder = index.vms[forward.delivered_to]
-    back = Packet(pkt.dst_ip, pkt.src_ip, proto, port, established=True)
+    # the reply goes to the client's ephemeral port: first of the IANA dynamic range (RFC 6335 s6)
+    back = Packet(pkt.dst_ip, pkt.src_ip, proto, EPHEMERAL_PORT if proto in PORTED else 0, established=True)
     return replace(forward, reply=walk(index, pipelines, responder, back))
 
 
