@@ -7,8 +7,8 @@ Accessors return frozen specs::
     catalog.fabric("ib-ndr").link_bps              # 400e9 bit/s
     catalog.ids("system")                          # ['dgx-1-v100', 'dgx-a100', ...]
 
-Data lives in ``catalog/data/<kind>s.yaml`` (one list ``entries`` per file) and is read once,
-through :mod:`fabrictwin.spec.load`, on first use. Importing this package registers it as the
+Data lives in ``catalog/data/<kind>s.yaml`` (``switches.yaml``), one list ``entries`` per file,
+read once through :mod:`fabrictwin.spec.load`, on first use. Importing this package registers it as the
 resolver that checks catalog ids in specs (:mod:`fabrictwin.spec.refs`).
 """
 
@@ -50,7 +50,7 @@ class CatalogFile(Spec, Generic[T]):
 
 
 def _data_name(kind: str) -> str:
-    return f"{kind}s.yaml"
+    return "switches.yaml" if kind == "switch" else f"{kind}s.yaml"
 
 
 @functools.cache
