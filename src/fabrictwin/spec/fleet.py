@@ -6,6 +6,7 @@ Times are seconds, sizes bytes, rates bytes/s. Defaults cite
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Literal
 
@@ -43,6 +44,8 @@ class DeviceRef(Spec):
     """Tenant owning the host."""
     job: str = ""
     """Job currently running on the host."""
+    platform_url: str = ""
+    """Base URL of the host server's platform BMC (host power cycle); empty: none."""
     generation: Generation = "BF3"
     """BlueField generation; images are generation specific (reference 1.9: wrong-generation BFB)."""
 
@@ -87,8 +90,8 @@ class ImageSpec(Spec):
     def _known_version_format(self) -> ImageSpec:
         if not BFB_VERSION_RE.match(self.version):
             raise ValueError(
-                f"unknown BFB version {self.version!r}: expected a bf-bundle / bf-fwbundle / DOCA_..._BSP name"
-                " such as 'bf-bundle-2.9.2-31_25.02_ubuntu-22.04_prod'"
+                f"unknown BFB version {self.version!r}: expected a bf-bundle / bf-fwbundle /"
+                " DOCA_..._BSP name such as 'bf-bundle-2.9.2-31_25.02_ubuntu-22.04_prod'"
             )
         return self
 
@@ -127,7 +130,7 @@ class Constraints(Spec):
     @model_validator(mode="after")
     def _valid_waves(self) -> Constraints:
         w = self.waves
-        if not w or any(b <= a for a, b in zip(w, w[1:], strict=False)) or w[-1] != 1.0 or w[0] <= 0:
+        if not w or any(b <= a for a, b in itertools.pairwise(w)) or w[-1] != 1.0 or w[0] <= 0:
             raise ValueError("waves must be increasing cumulative fractions in (0, 1] ending at 1.0")
         if any(v < 1 for v in self.max_unavailable.values()):
             raise ValueError("max_unavailable values must be >= 1")

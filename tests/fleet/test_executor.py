@@ -1,0 +1,177 @@
+"""The executor rolls a BFB over a fake fleet in virtual time: constraints hold, failures roll back,
+a crash between the push and storing it never flashes a device twice, bad input changes nothing."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from fabrictwin.errors import DeviceError, SpecError
+from fabrictwin.fleet.clock import ManualClock
+from fabrictwin.fleet.executor import Credentials, Executor, RolloutResult
+from fabrictwin.fleet.planner import plan_rollout
+from fabrictwin.fleet.redfish import Http
+from fabrictwin.fleet.store import Store
+
+from .fakebmc import NEW, OLD, FakeFleet, image_server
+from .helpers import max_concurrent_unavailable, refs_for, rollout_spec
+
+CREDS = Credentials("root", "0penBmc")
+
+
+def run(
+    fleet: FakeFleet,
+    store: Store,
+    spec,
+    *,
+    resume: bool = False,
+    password: str = "0penBmc",
+    refs=None,
+    on_tick=None,
+) -> RolloutResult:  # type: ignore[no-untyped-def]
+    async def go() -> RolloutResult:
+        async with Http(64, transport=image_server(fleet)) as http:
+            clock = ManualClock(fleet.now, on_advance=fleet.advance)
+            ex = Executor(
+                spec,
+                refs or refs_for(fleet),
+                store,
+                http,
+                clock,
+                Credentials("root", password),
+                on_tick=on_tick,
+            )
+            return await (ex.resume() if resume else ex.start())
+
+    return asyncio.run(go())
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> Store:
+    return Store(f"sqlite:///{tmp_path / 'fleet.db'}")
+
+
+def test_a_small_rollout_finishes_every_device_once_within_caps_and_near_the_bound(store: Store) -> None:
+    fleet = FakeFleet(16, racks=4)
+    spec = rollout_spec(max_unavailable={"rack": 2})
+    result = run(fleet, store, spec)
+    assert result.status == "completed"
+    assert result.phases == {"done": 16}
+    assert [d.pushes for d in fleet.devices] == [1] * 16
+    assert all(d.os == NEW for d in fleet.devices)
+    racks = {f"dpu{d.index:04d}": d.rack for d in fleet.devices}
+    assert max(max_concurrent_unavailable(store.audit("r1"), racks).values()) <= 2
+    plan = plan_rollout(spec, refs_for(fleet))
+    assert result.makespan_s <= 1.10 * plan.lower_bound_s, (result.makespan_s, plan.lower_bound_s)
+
+
+def test_an_install_failure_rolls_back_to_the_previous_bfb_with_the_reason(sqlite_store: Store) -> None:
+    fleet = FakeFleet(6, racks=2)
+    fleet.devices[3].fail_install = True
+    result = run(fleet, sqlite_store, rollout_spec(max_unavailable={"rack": 3}, failure_budget=0.5))
+    assert result.phases == {"done": 5, "rolled_back": 1}
+    assert "install did not finish" in result.reasons["dpu0003"]
+    bad = fleet.devices[3]
+    assert bad.pushed_images == ["http://images.test/new.bfb", "http://images.test/old.bfb"]
+    assert bad.os == OLD
+
+
+def test_without_a_previous_image_a_failed_device_is_quarantined_and_stays_drained(
+    sqlite_store: Store,
+) -> None:
+    fleet = FakeFleet(4, racks=1)
+    fleet.devices[0].fail_install = True
+    result = run(
+        fleet, sqlite_store, rollout_spec(previous=False, max_unavailable={"rack": 2}, failure_budget=0.5)
+    )
+    assert result.phases == {"done": 3, "quarantined": 1}
+    actions = [e.action for e in sqlite_store.audit("r1") if e.device == "dpu0000"]
+    assert "quarantine" in actions and "undrain" not in actions
+
+
+def test_staged_nic_firmware_gets_one_host_power_cycle(sqlite_store: Store) -> None:
+    fleet = FakeFleet(3, racks=1)
+    fleet.devices[1].nic_needs_cycle = True
+    result = run(fleet, sqlite_store, rollout_spec(max_unavailable={"rack": 3}))
+    assert result.phases == {"done": 3}
+    assert [d.power_cycles for d in fleet.devices] == [0, 1, 0]
+
+
+def test_the_failure_budget_halts_new_waves_and_leaves_the_rest_pending(sqlite_store: Store) -> None:
+    fleet = FakeFleet(20, racks=2)
+    for d in fleet.devices:
+        d.fail_install = True
+    result = run(
+        fleet, sqlite_store, rollout_spec(max_unavailable={"rack": 10}, failure_budget=0.05, waves=(0.1, 1.0))
+    )
+    assert result.status == "halted"
+    assert result.phases["pending"] == 18
+    assert sqlite_store.rollout("r1").status == "halted"
+
+
+def test_a_crash_after_the_push_but_before_it_is_stored_does_not_flash_again(sqlite_store: Store) -> None:
+    fleet = FakeFleet(8, racks=2)
+    spec = rollout_spec(max_unavailable={"rack": 4}, waves=(1.0,))
+    original = sqlite_store.save
+
+    class Killed(Exception):
+        pass
+
+    def save_then_die(rollout, states, entries):  # type: ignore[no-untyped-def]
+        if any(e.action == "push" for e in entries):
+            raise Killed  # the POSTs went out; the process dies before the commit
+        original(rollout, states, entries)
+
+    sqlite_store.save = save_then_die  # type: ignore[method-assign]
+    with pytest.raises(Killed):
+        run(fleet, sqlite_store, spec)
+    assert sum(d.pushes for d in fleet.devices) == 8
+    sqlite_store.save = original  # type: ignore[method-assign]
+    result = run(fleet, sqlite_store, spec, resume=True)
+    assert result.phases == {"done": 8}
+    assert [d.pushes for d in fleet.devices] == [1] * 8
+    assert sum(1 for e in sqlite_store.audit("r1") if e.action == "adopt_task") == 8
+
+
+def test_bad_credentials_name_the_device_and_change_nothing(sqlite_store: Store) -> None:
+    fleet = FakeFleet(3)
+    with pytest.raises(DeviceError, match=r"dpu0000.*(HTTP 401)"):
+        run(fleet, sqlite_store, rollout_spec(), password="wrong")
+    assert sum(d.pushes for d in fleet.devices) == 0 and sqlite_store.rollouts() == []
+
+
+def test_an_unreachable_bmc_is_named_and_nothing_changes(sqlite_store: Store) -> None:
+    fleet = FakeFleet(3)
+    fleet.unreachable.add(2)
+    with pytest.raises(DeviceError, match=r"1 of 3 devices failed preflight: dpu0002 .*unreachable"):
+        run(fleet, sqlite_store, rollout_spec())
+    assert sum(d.pushes for d in fleet.devices) == 0 and sqlite_store.rollouts() == []
+
+
+def test_an_unknown_version_or_missing_image_is_refused_before_any_change(sqlite_store: Store) -> None:
+    from fabrictwin.spec.fleet import ImageSpec
+
+    with pytest.raises(ValueError, match="unknown BFB version 'bf-bundel-9'"):
+        ImageSpec(version="bf-bundel-9", uri="http://images.test/x.bfb")
+    fleet = FakeFleet(2)
+    spec = rollout_spec().model_copy(
+        update={"target": ImageSpec(version=NEW, uri="http://images.test/nope.bfb")}
+    )
+    with pytest.raises(SpecError, match="not found"):
+        run(fleet, sqlite_store, spec)
+    assert sum(d.pushes for d in fleet.devices) == 0 and sqlite_store.rollouts() == []
+
+
+def test_a_wrong_generation_image_is_refused_naming_the_device(sqlite_store: Store) -> None:
+    from fabrictwin.spec.fleet import ImageSpec
+
+    fleet = FakeFleet(2)
+    bf2 = ImageSpec(version=NEW, uri="http://images.test/bf2.bfb", generation="BF2")
+    with pytest.raises(DeviceError, match=r"dpu0000: target image .* is for BF2 but the device is a BF3"):
+        run(fleet, sqlite_store, rollout_spec().model_copy(update={"target": bf2}))
+    with pytest.raises(SpecError, match="built for BF2, spec says BF3"):
+        wrong = ImageSpec(version=NEW, uri="http://images.test/bf2.bfb")
+        run(fleet, sqlite_store, rollout_spec().model_copy(update={"target": wrong}))
+    assert sum(d.pushes for d in fleet.devices) == 0 and sqlite_store.rollouts() == []
