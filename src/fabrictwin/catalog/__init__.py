@@ -79,11 +79,14 @@ def _check_kind(kind: str) -> None:
 
 
 def ids(kind: str) -> list[str]:
-    """Sorted ids of one kind (``gpu``, ``cpu``, ``nic``, ``switch``, ``fabric``, ``system``, ``model``).
+    """Sorted ids of one kind: ``gpu``, ``cpu``, ``nic``, ``switch``, ``fabric``, ``system``,
+    ``model``, or ``dpu`` (the NICs of kind ``dpu``).
 
     Raises:
         UnknownId: ``kind`` is not a catalog kind.
     """
+    if kind == "dpu":
+        return [key for key, entry in sorted(_entries("nic").items()) if getattr(entry, "kind", "") == "dpu"]
     _check_kind(kind)
     return sorted(_entries(kind))
 
@@ -153,9 +156,23 @@ def model(entry_id: str) -> ModelSpec:
     return _typed("model", entry_id, ModelSpec)
 
 
-register_resolver(ids)
+class _CatalogResolver:
+    """This catalog as the :class:`fabrictwin.spec.refs.Resolver` that spec validation consults."""
+
+    def ids(self, kind: str) -> list[str]:
+        return ids(kind)
+
+    def get(self, kind: str, entry_id: str) -> Spec:
+        return get(kind, entry_id)
+
+
+RESOLVER: Final = _CatalogResolver()
+"""Pass as ``context={"catalog": RESOLVER}`` to validate against this catalog explicitly."""
+
+register_resolver(RESOLVER)
 
 __all__ = [
+    "RESOLVER",
     "CatalogFile",
     "UnknownId",
     "cpu",

@@ -4,6 +4,15 @@ Only :mod:`fabrictwin.spec.load` reads YAML.
 """
 
 from fabrictwin.spec.base import Source, Spec
+from fabrictwin.spec.cluster import (
+    ClusterSpec,
+    ComputeFabric,
+    DpuConfig,
+    Fabrics,
+    OobFabric,
+    StorageFabric,
+    load_cluster,
+)
 from fabrictwin.spec.hardware import (
     CpuSpec,
     FabricSpec,
@@ -31,8 +40,12 @@ __all__ = [
     "BitsPerS",
     "Bytes",
     "BytesPerS",
+    "ClusterSpec",
+    "ComputeFabric",
     "CpuSpec",
+    "DpuConfig",
     "FabricSpec",
+    "Fabrics",
     "Flop",
     "FlopsPerS",
     "GpuSpec",
@@ -40,14 +53,17 @@ __all__ = [
     "ModelSpec",
     "NicSpec",
     "OffloadEngines",
+    "OobFabric",
     "Quantity",
     "Seconds",
     "Source",
     "Spec",
+    "StorageFabric",
     "SwitchSpec",
     "SystemSpec",
     "Watts",
     "YamlDocument",
+    "load_cluster",
     "load_mapping",
     "load_model",
     "load_text",

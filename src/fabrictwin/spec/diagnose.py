@@ -23,8 +23,8 @@ from fabrictwin.spec.refs import suggest
 _MISSING = object()
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'")
 _PREFIXES = ("Value error, ", "Assertion failed, ")
-_SELF_DESCRIBED = {"quantity", "catalog_id"}
-"""Error types whose message already names the bad value."""
+_SELF_DESCRIBED = {"quantity", "catalog_id", "value_error", "assertion_error"}
+"""Error types whose message is written by our validators and already names the bad value."""
 
 
 @dataclass(frozen=True)
@@ -97,8 +97,8 @@ def _generic_rule(err: ErrorDetails, value: Any) -> str:
     for prefix in _PREFIXES:
         if msg.startswith(prefix):
             msg = msg[len(prefix) :]
-    if err["type"] not in _SELF_DESCRIBED:
-        msg = msg[:1].lower() + msg[1:]
+    if err["type"] not in _SELF_DESCRIBED and msg[1:2].islower():
+        msg = msg[:1].lower() + msg[1:]  # pydantic's "Input should ..." reads on after "path:"
     scalar = value is not _MISSING and not isinstance(value, Mapping | list)
     if scalar and err["type"] not in _SELF_DESCRIBED and repr(value) not in msg:
         msg += f", got {_show(value)}"
