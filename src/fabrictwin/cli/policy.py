@@ -87,14 +87,14 @@ def render_check(console: Console, report: CheckReport, *, verbose: bool) -> Non
         for r in report.reach:
             table.add_row(r.src, r.dst, r.example, str(r.classes))
         console.print(table)
-    groups: dict[tuple[object, ...], list[str]] = {}
+    groups: dict[tuple[str, str, tuple[str, ...], tuple[str, ...]], list[str]] = {}
     for s in report.servers:
         groups.setdefault((s.mode, s.controlled_by, s.protects, s.does_not_protect), []).append(s.server)
     for (mode, owner, protects, exposed), names in groups.items():
         console.print(f"[bold]{', '.join(names)}[/] ({mode} mode, pipeline controlled by {owner})")
-        for line in protects:  # type: ignore[attr-defined]
+        for line in protects:
             console.print(f"  [green]protects[/]         {line}", highlight=False)
-        for line in exposed if verbose else exposed[:3]:  # type: ignore[index]
+        for line in exposed if verbose else exposed[:3]:
             console.print(f"  [yellow]does not protect[/] {line}", highlight=False)
 
 

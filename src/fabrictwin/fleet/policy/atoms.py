@@ -23,6 +23,8 @@ import numpy.typing as npt
 from fabrictwin.fleet.policy.tables import IP_SPACE, PORT_SPACE, PORTED, PROTOCOLS, Match
 
 BoolArray = npt.NDArray[np.bool_]
+WELL_KNOWN_PORTS: tuple[int, ...] = (22, 443, 80, 53)
+"""Ports tried first when picking an example packet (IANA: ssh, https, http, domain)."""
 
 
 def atom_starts(ranges: Iterable[tuple[int, int]], space: tuple[int, int]) -> npt.NDArray[np.int64]:
@@ -84,8 +86,17 @@ class Grid:
         return self.mask(Match(protocols=protocols, ports=ports))
 
     def witness(self, region: BoolArray) -> tuple[int, str, int]:
-        """One concrete packet (dst ip, protocol, dst port) inside a non-empty region."""
+        """One concrete packet (dst ip, protocol, dst port) inside a non-empty region.
+
+        Prefers a well-known port (ssh, http, https, dns) so a reported leak reads naturally.
+        """
         d, p, q = (int(i[0]) for i in np.nonzero(region))
+        for port in WELL_KNOWN_PORTS:
+            qi = int(np.searchsorted(self.port_starts, port, side="right") - 1)
+            for pi, proto in enumerate(PROTOCOLS[:2]):
+                hits = np.nonzero(region[:, pi, qi])[0]
+                if len(hits):
+                    return int(self.dst_starts[hits[0]]), proto, port
         protocol = PROTOCOLS[p]
         port = int(self.port_starts[q]) if protocol in PORTED else 0
         return int(self.dst_starts[d]), protocol, port
