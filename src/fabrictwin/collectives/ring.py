@@ -1,0 +1,75 @@
+"""Ring: NCCL's flat ring over all ranks, one ring per channel (nccl-cost-model.md B.2-B.3).
+
+All-reduce = reduce-scatter + all-gather around the ring: 2(n-1) steps, each rank sending
+2(n-1)/n of the buffer (Thakur, Rabenseifner & Gropp 2005; reference 3.2). Bus bandwidth is
+bounded by the slowest resource a ring step crosses: NVLink per GPU inside a server and the
+node's NIC aggregate between servers (one ring per NIC; reference 3.2 hierarchical note).
+"""
+
+from __future__ import annotations
+
+from fabrictwin.collectives.base import (
+    US,
+    AlgoCost,
+    Op,
+    base_lat_us,
+    bus_factor,
+    inter_lat_us,
+    intra_lat_us,
+    ll128_enabled,
+    ll_cap_Bps,
+    net_overhead_us,
+    ring_bus_Bps,
+)
+from fabrictwin.collectives.context import CommContext
+from fabrictwin.collectives.nccl_constants import (
+    LL128_BW_FRACTION,
+    LL_BW_FRACTION,
+    RING_PLATEAU_LAT_FACTOR,
+    Proto,
+)
+
+SUPPORTED: tuple[Op, ...] = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce")
+
+
+def protocol_bus_Bps(ctx: CommContext, proto: Proto, bus_Bps: float) -> float | None:
+    """Bus bandwidth a protocol reaches on a ring whose raw bound is ``bus_Bps`` (B.2)."""
+    if proto == "ll":
+        return min(ll_cap_Bps(ctx), LL_BW_FRACTION * bus_Bps)
+    if proto == "ll128":
+        return LL128_BW_FRACTION * bus_Bps if ll128_enabled(ctx) else None
+    return bus_Bps
+
+
+def steps(op: Op, n: int, nodes: int) -> tuple[int, int]:
+    """(total steps, steps that cross the network) of one ring pass (B.3)."""
+    if op == "all_reduce":
+        return 2 * (n - 1), 2 * (nodes - 1)
+    if op in ("all_gather", "reduce_scatter"):
+        return n - 1, nodes - 1
+    return n, nodes - 1
+
+
+def latency_us(ctx: CommContext, op: Op, proto: Proto) -> float:
+    """NCCL ring latency: base + intra steps x max(intraLat, netOverhead) + inter steps x interLat."""
+    n, nodes = ctx.ranks, ctx.nodes
+    intra = intra_lat_us(ctx, "ring", proto)
+    inter = inter_lat_us(ctx, "ring", proto)
+    base = base_lat_us("ring", proto)
+    if op in ("broadcast", "reduce"):
+        return base + (inter if nodes > 1 else intra)
+    nsteps, ninter = steps(op, n, nodes)
+    lat = base + (nsteps - ninter) * max(intra, net_overhead_us(ctx, proto)) + ninter * inter
+    if op == "all_reduce" and proto == "simple" and nodes > 1:
+        lat *= RING_PLATEAU_LAT_FACTOR[ctx.arch]
+    return lat
+
+
+def cost(ctx: CommContext, op: Op, proto: Proto) -> AlgoCost | None:
+    """Ring cost, or None when the op or protocol does not apply."""
+    if op not in SUPPORTED or ctx.ranks < 2:
+        return None
+    bus = protocol_bus_Bps(ctx, proto, ring_bus_Bps(ctx))
+    if bus is None:
+        return None
+    return AlgoCost(latency_us(ctx, op, proto) * US, bus / bus_factor(op, ctx.ranks))

@@ -1,0 +1,64 @@
+"""Double binary tree all-reduce (NCCL >= 2.4; Sanders, Speck & Traeff 2009).
+
+Between nodes two binary trees each carry half the buffer, every node interior in one and a
+leaf in the other, so latency grows with log2(nodes) rather than with the rank count; inside
+a node each channel is a chain over NVLink. Latency and protocol factors are NCCL's
+(nccl-cost-model.md B.2-B.3); bandwidth is bounded by physics:
+
+* network: the busiest node moves :func:`tree_node_load` x nbytes each way through its NICs;
+* NVLink: each GPU of the chain sends the buffer up (reduce) and down (broadcast): 2 x nbytes.
+"""
+
+from __future__ import annotations
+
+import math
+
+from fabrictwin.collectives.base import (
+    US,
+    AlgoCost,
+    Op,
+    base_lat_us,
+    inter_lat_us,
+    intra_lat_us,
+    ll_cap_Bps,
+    net_node_Bps,
+    nvlink_bus_Bps,
+    tree_node_load,
+)
+from fabrictwin.collectives.context import CommContext
+from fabrictwin.collectives.nccl_constants import (
+    TREE_BW_FRACTION,
+    TREE_LL128_FRACTION,
+    TREE_LL_DIVISOR,
+    Proto,
+)
+
+
+def raw_algbw_Bps(ctx: CommContext) -> float:
+    """Algorithm bandwidth of the tree before protocol factors."""
+    bounds = [math.inf]
+    if ctx.ppn > 1:
+        bounds.append(nvlink_bus_Bps(ctx) / 2.0)
+    if ctx.nodes > 1:
+        bounds.append(net_node_Bps(ctx) / tree_node_load(ctx.nodes))
+    return min(bounds)
+
+
+def latency_us(ctx: CommContext, proto: Proto) -> float:
+    """base + 2 x ((ppn-1) x intraLat + log2(nodes) x interLat) (B.3)."""
+    intra = intra_lat_us(ctx, "tree", proto)
+    inter = inter_lat_us(ctx, "tree", proto)
+    depth = math.log2(ctx.nodes) if ctx.nodes > 1 else 0.0
+    return base_lat_us("tree", proto) + 2.0 * ((ctx.ppn - 1) * intra + depth * inter)
+
+
+def cost(ctx: CommContext, op: Op, proto: Proto) -> AlgoCost | None:
+    """Tree cost for all_reduce; None otherwise (NCCL runs Tree for AllReduce only)."""
+    if op != "all_reduce" or ctx.ranks < 2:
+        return None
+    alg = raw_algbw_Bps(ctx) * TREE_BW_FRACTION
+    if proto == "ll":
+        alg = min(alg / TREE_LL_DIVISOR, ll_cap_Bps(ctx) / 2.0)
+    elif proto == "ll128":
+        alg *= TREE_LL128_FRACTION[0] if ctx.nodes == 1 else TREE_LL128_FRACTION[1]
+    return AlgoCost(latency_us(ctx, proto) * US, alg)
