@@ -204,3 +204,26 @@ def test_endpoint_numbering_is_rail_optimized() -> None:
     ep = topo.endpoint_of([0, 3, 4], [1, 1, 1])
     assert topo.ep_leaf[ep].tolist() == [1, 1, 3]  # SU 0 rail 1, SU 0 rail 1, SU 1 rail 1
     assert not topo.ep_node.flags.writeable
+
+
+# Reference fabric-and-network-models.md section 4.2 (flow-level computation with max-min rates, one unit
+# transfer per host, cross-leaf shift i -> i + k/2): step time vs ideal under single-path ECMP.
+# With equal transfers, step time = load of the worst link (its flows share it fairly and finish
+# together), so the median worst-link load over seeds must match. Tolerance: +-1.0 flow for 1 QP
+# (an integer-valued random maximum), +-0.75 for 2 and 4 QPs.
+PUBLISHED_ECMP_SLOWDOWN = [(2048, 64, 1, 5.0, 1.0), (2048, 64, 2, 4.0, 0.75), (2048, 64, 4, 3.25, 0.75),
+                           (10368, 144, 1, 6.0, 1.0), (10368, 144, 2, 5.0, 0.75)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("hosts", "radix", "qps", "slowdown", "tol"), PUBLISHED_ECMP_SLOWDOWN)
+def test_ecmp_shift_slowdown_matches_the_reference_flow_level_results(
+    hosts: int, radix: int, qps: int, slowdown: float, tol: float
+) -> None:
+    topo = build_fat_tree(hosts, 1, radix, 400e9)
+    src = np.arange(hosts)
+    dst = (src + radix // 2) % hosts
+    worst = [link_loads(route(topo, src, dst, "ecmp", qps=qps, seed=s)).max() for s in range(9)]
+    assert abs(float(np.median(worst)) - slowdown) <= tol
+    # D-mod-K and adaptive are congestion-free on the same shift (reference: 1.0x).
+    assert link_loads(route(topo, src, dst, "dmodk")).max() == pytest.approx(1.0)
+    assert link_loads(route(topo, src, dst, "adaptive")).max() == pytest.approx(1.0)
