@@ -21,7 +21,7 @@ from typing import Final, Generic, TypeVar
 from fabrictwin.errors import NotFound, SpecError
 from fabrictwin.spec.base import Spec
 from fabrictwin.spec.hardware import CpuSpec, FabricSpec, GpuSpec, NicSpec, SwitchSpec, SystemSpec
-from fabrictwin.spec.load import load_model
+from fabrictwin.spec.load import load_mapping
 from fabrictwin.spec.refs import KINDS, register_resolver, suggest
 from fabrictwin.spec.workload import ModelSpec
 
@@ -55,20 +55,30 @@ def _data_name(kind: str) -> str:
 
 @functools.cache
 def _entries(kind: str) -> dict[str, Spec]:
-    """All entries of ``kind`` by id, loaded once.
+    """All entries of ``kind`` by id, loaded once from the package data.
 
     Raises:
         SpecError: a data file breaks a spec rule or repeats an id.
     """
     name = _data_name(kind)
     text = resources.files(__name__).joinpath("data", name).read_text(encoding="utf-8")
-    spec_cls = _SPEC_OF[kind]
-    loaded = load_model(f"catalog/data/{name}", CatalogFile[spec_cls], text=text)  # type: ignore[valid-type]
+    return parse_entries(kind, text, f"catalog/data/{name}")
+
+
+def parse_entries(kind: str, text: str, name: str) -> dict[str, Spec]:
+    """Validate catalog YAML ``text`` of ``kind`` (messages name it ``name``); entries by id.
+
+    Raises:
+        SpecError: an entry breaks a spec rule, or an id appears twice.
+    """
+    doc = load_mapping(name, text=text)
+    file_model: type[CatalogFile[Spec]] = CatalogFile[_SPEC_OF[kind]]  # type: ignore[valid-type]
+    loaded = doc.validate(file_model)
     by_id: dict[str, Spec] = {}
     for i, entry in enumerate(loaded.entries):
         entry_id = str(getattr(entry, "id"))  # noqa: B009 - every catalog spec has an id
         if entry_id in by_id:
-            raise SpecError(f"id {entry_id!r} appears twice", path=f"entries[{i}].id", file=name)
+            raise doc.error(("entries", i, "id"), f"id {entry_id!r} appears twice")
         by_id[entry_id] = entry
     return by_id
 
@@ -183,6 +193,7 @@ __all__ = [
     "ids",
     "model",
     "nic",
+    "parse_entries",
     "switch",
     "system",
 ]

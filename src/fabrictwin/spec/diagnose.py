@@ -100,7 +100,7 @@ def _generic_rule(err: ErrorDetails, value: Any) -> str:
     if err["type"] not in _SELF_DESCRIBED and msg[1:2].islower():
         msg = msg[:1].lower() + msg[1:]  # pydantic's "Input should ..." reads on after "path:"
     scalar = value is not _MISSING and not isinstance(value, Mapping | list)
-    if scalar and err["type"] not in _SELF_DESCRIBED and repr(value) not in msg:
+    if scalar and err["type"] not in _SELF_DESCRIBED:  # pydantic never echoes the input
         msg += f", got {_show(value)}"
     return msg
 

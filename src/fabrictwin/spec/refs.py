@@ -60,10 +60,10 @@ def active_resolver(info: ValidationInfo | None = None) -> Resolver | None:
 
 def suggest(value: str, choices: Sequence[str]) -> str:
     """The ``did you mean`` tail for ``value`` among ``choices``, or the list of choices."""
-    scored = sorted(((difflib.SequenceMatcher(None, value, c).ratio(), c) for c in choices), reverse=True)
-    best = scored[0][0] if scored else 0.0
+    scored = sorted((-difflib.SequenceMatcher(None, value, c).ratio(), c) for c in choices)
+    best = -scored[0][0] if scored else 0.0
     # keep the near-ties of the best match only: 'ib-ndrr' -> 'ib-ndr', not also 'ib-hdr'
-    close = [c for ratio, c in scored[:3] if ratio >= max(0.6, best - 0.05)]
+    close = [c for neg, c in scored[:3] if -neg >= max(0.6, best - 0.05)]
     if close:
         return "did you mean " + " or ".join(repr(c) for c in close) + "?"
     shown = ", ".join(sorted(choices)[:12])
