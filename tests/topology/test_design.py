@@ -86,6 +86,15 @@ def test_optics_for_other_rates_are_scaled_and_say_so() -> None:
     lines = optics_lines("compute", 800.0, 10, 10)
     assert lines[0].unit_power_w == pytest.approx(18.0)
     assert "scaled linearly" in lines[0].source
+    assert lines[1].quantity == 5 + 10
+
+
+def test_200g_ports_use_400g_modules_and_splitters_four_ports_per_twin_module() -> None:
+    host, twin, fibre = optics_lines("storage", 200.0, 128, 64)
+    assert host.item.startswith("400G") and host.unit_power_w == 9.0
+    assert twin.item.startswith("800G") and "4x200G" in twin.item
+    assert twin.quantity == 128 // 4 + 2 * 64 // 4
+    assert fibre.quantity == 192
 
 
 def test_a_system_adds_server_power_and_uses_its_north_south_adapters() -> None:

@@ -57,12 +57,20 @@ class BomLine:
 
 
 def optics_lines(network: str, link_gbps: float, node_links: int, switch_links: int) -> list[BomLine]:
-    """Host modules, switch twin-port modules and fibres for one network."""
-    scale = link_gbps / 400.0
+    """Host modules, switch twin-port modules and fibres for one network.
+
+    Below 400G the 400G-class modules run at the lower rate: a host module lights half its lanes and a
+    twin-port module feeds four 200G ports over 1:2 splitter fibres (NVIDIA twin-port transceiver
+    docs, reference 1.7). Above 400G, module power and price scale with the rate (assumption).
+    """
+    base = max(link_gbps, 400.0)
+    scale = base / 400.0
+    per_twin = round(2 * base / link_gbps)
     note = OPTICS_SOURCE + ("" if math.isclose(scale, 1.0) else SCALED_NOTE)
-    host = f"{link_gbps:g}G single-port host transceiver (OSFP/QSFP112)"
-    twin = f"{2 * link_gbps:g}G twin-port OSFP switch transceiver (2x{link_gbps:g}G)"
-    twins = math.ceil(node_links / 2) + switch_links
+    at = "" if base == link_gbps else f" at {link_gbps:g}G"
+    host = f"{base:g}G single-port host transceiver (OSFP/QSFP112){at}"
+    twin = f"{2 * base:g}G twin-port OSFP switch transceiver ({per_twin}x{link_gbps:g}G)"
+    twins = math.ceil(node_links / per_twin) + math.ceil(2 * switch_links / per_twin)
     return [
         BomLine(network, "optics", host, node_links, HOST_400G_W * scale, HOST_400G_USD * scale, note),
         BomLine(network, "optics", twin, twins, TWIN_800G_W * scale, TWIN_800G_USD * scale, note),
