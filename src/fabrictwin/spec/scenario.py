@@ -1,0 +1,179 @@
+"""Training job and scenario specs: what `fabrictwin simulate` reads.
+
+A scenario names a cluster (server model, node count, compute fabric, DPU), a training job
+(model, batch, parallelism, samples to train), the data pipeline, the host's infrastructure
+services, reliability figures and prices. Catalog items are referenced by id and resolved by
+``fabrictwin.twin``. Quantities accept human units (``"100Gb/s"``, ``"1.2TB"``) and are SI inside.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from fabrictwin.spec.base import Spec
+from fabrictwin.spec.hardware import Precision
+from fabrictwin.spec.load import load_model
+from fabrictwin.spec.quantity import Bytes as _Bytes
+from fabrictwin.spec.quantity import BytesPerS as _BytesPerS
+from fabrictwin.spec.quantity import Seconds as _Seconds
+from fabrictwin.spec.refs import FabricId
+
+Bytes = Annotated[_Bytes, Field(ge=0)]
+BytesPerS = Annotated[_BytesPerS, Field(ge=0)]
+Seconds = Annotated[_Seconds, Field(ge=0)]
+
+Offload = Literal["network", "vswitch", "storage", "crypto", "firewall", "telemetry"]
+ALL_OFFLOADS: tuple[Offload, ...] = ("network", "vswitch", "storage", "crypto", "firewall", "telemetry")
+
+
+class ClusterChoice(Spec):
+    """The hardware the job runs on, by catalog id."""
+
+    system: str = "dgx-h100"
+    """Server model id (``dgx-a100``, ``dgx-h100``...)."""
+    nodes: int = Field(gt=0)
+    """Number of servers."""
+    fabric: FabricId = "ib-ndr"
+    """Compute (east-west) fabric id: ``ib-ndr``, ``roce-400g``, ``tcp-100g``..."""
+    nics_per_node: int | None = Field(default=None, gt=0)
+    """Compute NIC ports per server; ``None`` takes the server's own count."""
+    sharp: bool = False
+    """Use in-network reduction (SHARP) for data-parallel all-reduce; InfiniBand only."""
+    dpu: str = "none"
+    """DPU in each server (``none``, ``bluefield-2``, ``bluefield-3``), run in DPU mode."""
+    dpu_offloads: list[Offload] = list(ALL_OFFLOADS)
+    """Host infrastructure tasks moved onto the DPU when one is present."""
+
+
+class ParallelismSpec(Spec):
+    """How the job is split. The data-parallel degree is what remains: gpus / (tp * pp * ep')."""
+
+    tp: int = Field(default=1, gt=0)
+    """Tensor-parallel degree (inside one server's NVLink domain)."""
+    pp: int = Field(default=1, gt=0)
+    """Pipeline-parallel stages."""
+    ep: int = Field(default=1, gt=0)
+    """Expert-parallel degree for mixture-of-experts models (carved out of data parallel)."""
+    zero_stage: Literal[0, 1, 2, 3] = 0
+    """ZeRO stage: 1 shards optimizer state, 2 adds gradients, 3 adds parameters (= FSDP)."""
+    schedule: Literal["1f1b", "interleaved"] = "1f1b"
+    """Pipeline schedule."""
+    virtual_stages: int = Field(default=1, gt=0)
+    """Model chunks per pipeline stage for the interleaved schedule."""
+    microbatch_size: int | None = Field(default=None, gt=0)
+    """Samples per micro-batch (pipeline and gradient accumulation). ``None``: 1 with pipeline
+    parallelism; without it, the whole local batch, or the largest divisor of it that fits in
+    memory (gradient accumulation)."""
+    recompute: Literal["none", "selective", "full"] = "none"
+    """Activation recomputation."""
+    bucket_bytes: Bytes = 25 * 1024 * 1024
+    """Gradient bucket size, bytes (PyTorch DDP ``bucket_cap_mb`` default 25 MiB,
+    https://pytorch.org/docs/stable/generated/torch.nn.parallel.DistributedDataParallel.html)."""
+
+
+class JobSpec(Spec):
+    """The training job."""
+
+    model: str
+    """Model id from the model zoo (``resnet-50``, ``bert-large``, ``gpt3-175b``...)."""
+    global_batch: int = Field(gt=0)
+    """Samples per optimizer step (images, sequences)."""
+    samples_to_train: float = Field(gt=0)
+    """Samples processed until the target is reached (epochs x dataset, or tokens / seq_len)."""
+    precision: Precision = "bf16"
+    """Precision of the tensor-core math."""
+    seq_len: int | None = Field(default=None, gt=0)
+    """Tokens per sample (language models); ``None`` takes the model's default."""
+
+
+class DataSpec(Spec):
+    """The input pipeline and storage path of one server."""
+
+    sample_bytes: Bytes | None = None
+    """Stored size of one sample, bytes; ``None`` takes the model's dataset default."""
+    cache_hit_rate: float = Field(default=0.0, ge=0, le=1)
+    """Share of sample reads served from the node's page cache or local NVMe."""
+    storage_read_Bps: BytesPerS = 25e9
+    """Read bandwidth per server over the storage fabric, bytes/s (2 x 200 Gb/s storage NICs ~ 50 GB/s
+    line rate; DGX SuperPOD RA asks > 40 GB/s per DGX H100 with GDS, fabric-and-network-models.md 3.5)."""
+    storage_write_Bps: BytesPerS = 12e9
+    """Write bandwidth per server for checkpoints, bytes/s."""
+    protocol: Literal["nfs", "nvmeof", "local"] = "nfs"
+    """Storage client protocol on the host."""
+    gpudirect_storage: bool = False
+    """GPUDirect Storage: DMA from storage into GPU memory, no host bounce buffer."""
+    decode_on_gpu: bool = True
+    """Image decode and augmentation on the GPU (DALI), else on host cores."""
+    prefetch_depth: int = Field(default=2, ge=0)
+    """Batches the loader reads ahead; 0 means reads are serial with compute."""
+
+
+class HostSpec(Spec):
+    """Infrastructure services the server runs besides training (on the host unless offloaded)."""
+
+    vswitch: bool = False
+    """Tenant virtual switching (OVS) on the data path of storage / north-south traffic."""
+    encryption: bool = False
+    """Encrypt traffic in flight (IPsec/TLS) for storage and north-south traffic."""
+    firewall: bool = False
+    """Stateful firewall (connection tracking) for storage / north-south traffic."""
+    telemetry: bool = True
+    """Monitoring agents (node exporter, DCGM, log shipping)."""
+    jitter_cv: float | None = Field(default=None, ge=0, le=0.5)
+    """Per-server step-time noise, coefficient of variation; ``None`` derives it from the host load."""
+
+
+class ReliabilitySpec(Spec):
+    """Failures and checkpoints."""
+
+    failures_per_gpu_hour: float = Field(default=419 / (54 * 24 * 16384), ge=0)
+    """Job-interrupting failures per GPU-hour. Default: Llama 3 405B, 419 unexpected interruptions
+    in 54 days on 16,384 H100 (fabric-and-network-models.md 4.5) = 1.97e-5."""
+    restart_s: Seconds = 600.0
+    """Time from failure to training again (detect, reschedule, reload), s. Assumption: no
+    published per-restart figure in the references; set it for your cluster."""
+    checkpoint_interval_s: Seconds | None = None
+    """Seconds of work between checkpoints; ``None`` takes the Young/Daly optimum."""
+
+
+class CostSpec(Spec):
+    """Prices and power accounting."""
+
+    usd_per_gpu_hour: float = Field(default=2.5, ge=0)
+    """All-in price of one GPU-hour, USD (assumption: an input, cloud list prices vary ~2-4)."""
+    pue: float = Field(default=1.3, ge=1.0)
+    """Power usage effectiveness of the data center (assumption; input)."""
+
+
+class ScenarioSpec(Spec):
+    """One design to simulate."""
+
+    name: str = "scenario"
+    """Free-form name shown in reports."""
+    cluster: ClusterChoice
+    job: JobSpec
+    parallelism: ParallelismSpec = ParallelismSpec()
+    data: DataSpec = DataSpec()
+    host: HostSpec = HostSpec()
+    reliability: ReliabilitySpec = ReliabilitySpec()
+    cost: CostSpec = CostSpec()
+
+    @model_validator(mode="after")
+    def _interleaved_needs_chunks(self) -> ScenarioSpec:
+        p = self.parallelism
+        if p.schedule == "interleaved" and p.virtual_stages < 2:
+            raise ValueError("parallelism.virtual_stages must be >= 2 for the interleaved schedule")
+        return self
+
+
+def load_scenario(source: str | Path, *, text: str | None = None) -> ScenarioSpec:
+    """Read a scenario YAML file (or ``text``) through :mod:`fabrictwin.spec.load`.
+
+    Raises:
+        SpecError: unreadable file, bad YAML, unknown key, bad unit or value, located by file,
+            line and YAML path.
+    """
+    return load_model(source, ScenarioSpec, text=text)

@@ -1,0 +1,121 @@
+"""Host-side effects of a step: CPU budget, data stall and CPU interference.
+
+Traffic per server is read off the simulated step (bytes of collectives crossing the network over
+TCP, samples to load), turned into core demand by ``node.cpu`` and into a data stall by
+``node.storage``. Over-commitment of the host hurts in one of two ways, which the result names:
+
+* data stall: the loader's decode or storage client gets fewer cores than it needs, so batches
+  arrive late (the GPU waits for input);
+* interference: other work time-slices with the training process's own threads (kernel launch,
+  NCCL proxy/socket threads). Under processor sharing each runnable thread gets cores/demand of a
+  core, so the CPU-side critical path of a step -- the calibrated per-step overhead, plus exposed
+  TCP communication whose progress is CPU-bound -- stretches by demand/cores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fabrictwin.node.cpu import JPEG_IMAGES_PER_CORE_S, CpuBudget, HostServices, NodeLoad, cpu_budget
+from fabrictwin.node.storage import DataStall, LoaderRates, PipelineNeed, data_stall
+from fabrictwin.spec.scenario import ScenarioSpec
+from fabrictwin.timeline.step import StepTimeline
+from fabrictwin.twin.resolve import Resolved
+
+
+@dataclass(frozen=True)
+class HostEffects:
+    budget: CpuBudget
+    stall: DataStall
+    interference_s: float
+    notes: tuple[str, ...]
+
+
+def _network_bytes_per_node(s: ScenarioSpec, r: Resolved, tl: StepTimeline) -> float:
+    """Bytes a server sends over the scale-out network in one step (TCP only; RDMA costs no CPU).
+
+    Each data-parallel all-reduce moves 2 (N-1)/N of a rank's 1/ppn share per rank; the server's
+    ranks together send 2 (N-1)/N of the gradient bytes of one replica slice per rank."""
+    if r.fabric.transport != "tcp" or s.cluster.nodes == 1:
+        return 0.0
+    p = s.parallelism
+    n = s.cluster.nodes
+    grad = 2.0 * r.workload.params / (p.tp * p.pp)
+    factor = 3.0 if p.zero_stage >= 3 else 2.0
+    per_rank = factor * (n - 1) / n * grad / max(1, r.system.gpus // p.tp)
+    return per_rank * r.system.gpus
+
+
+def node_load(s: ScenarioSpec, r: Resolved, local_batch: int, step_s: float) -> NodeLoad:
+    """Traffic and work per second on one server at a step of ``step_s``."""
+    w = r.workload
+    samples = local_batch * r.system.gpus / (s.parallelism.tp * s.parallelism.pp)
+    sample_bytes = s.data.sample_bytes or w.sample_bytes
+    read = samples * sample_bytes * (1.0 - s.data.cache_hit_rate) / step_s
+    images = samples / step_s if (w.sample_kind == "image" and not s.data.decode_on_gpu) else 0.0
+    tokens = samples * w.tokens_per_sample / step_s if w.sample_kind == "text" else 0.0
+    return NodeLoad(
+        network_tx_Bps=0.0,
+        network_rx_Bps=0.0,
+        storage_read_Bps=read,
+        north_south_Bps=read,
+        images_per_s=images,
+        tokens_per_s=tokens,
+    )
+
+
+def evaluate(s: ScenarioSpec, r: Resolved, local_batch: int, tl: StepTimeline) -> HostEffects:
+    """CPU budget, data stall and interference of one server."""
+    step = tl.step_time_s
+    base = node_load(s, r, local_batch, step)
+    net = _network_bytes_per_node(s, r, tl) / step
+    load = NodeLoad(
+        net, net, base.storage_read_Bps, base.north_south_Bps, base.images_per_s, base.tokens_per_s
+    )
+    services = HostServices(
+        s.host.vswitch,
+        s.host.encryption,
+        s.host.firewall,
+        s.host.telemetry,
+        s.data.protocol,
+        s.data.gpudirect_storage,
+    )
+    offloads = tuple(s.cluster.dpu_offloads)
+    budget = cpu_budget(
+        cpu=r.cpu,
+        sockets=r.system.cpu_sockets,
+        gpus=r.system.gpus,
+        load=load,
+        services=services,
+        dpu=r.dpu,
+        offloads=offloads,
+    )
+    notes: list[str] = []
+    # Cores left for the loader after training threads and the other infrastructure tasks.
+    other = budget.infra_cores - budget.host_demand.get("data_loading", 0.0)
+    loader_cores = max(0.0, budget.host_cores - budget.training_cores - other)
+    decode_rate = float("inf")
+    if load.images_per_s > 0:
+        decode_rate = max(loader_cores, 1e-6) * JPEG_IMAGES_PER_CORE_S
+    read_Bps = s.data.storage_read_Bps * min(
+        budget.throttle.get("storage", 1.0),
+        budget.throttle.get("vswitch", 1.0),
+        budget.throttle.get("crypto", 1.0),
+        budget.throttle.get("firewall", 1.0),
+    )
+    samples = local_batch * r.system.gpus / (s.parallelism.tp * s.parallelism.pp)
+    need = PipelineNeed(samples, s.data.sample_bytes or r.workload.sample_bytes, s.data.cache_hit_rate)
+    stall = data_stall(need, LoaderRates(read_Bps, decode_rate), step, s.data.prefetch_depth)
+    if stall.stall_s > 0:
+        notes.append(
+            f"data stall: loader limited by {stall.limited_by} ({stall.load_s * 1e3:.1f} ms per batch)"
+        )
+    over = budget.utilisation - 1.0
+    interference = 0.0
+    if over > 0:
+        cpu_critical = tl.breakdown_s.get("overhead", 0.0)
+        if r.fabric.transport == "tcp":
+            cpu_critical += sum(v for k, v in tl.breakdown_s.items() if k.startswith("comm:dp"))
+        interference = cpu_critical * over
+        notes.append(f"host CPU over-committed {budget.utilisation:.0%}: interference with training threads")
+    return HostEffects(budget, stall, interference, tuple(notes))
