@@ -24,7 +24,7 @@ app = typer.Typer(
 )
 
 # Modules under fabrictwin.cli that add commands; each has register(app).
-COMMAND_MODULES: tuple[str, ...] = ("design", "policy")
+COMMAND_MODULES: tuple[str, ...] = ("design", "policy", "twin")
 
 
 def _register_all() -> None:
