@@ -138,9 +138,10 @@ def draw(d: ClusterDesign, path: Path) -> None:
     top = max(e.links for e in edges) if edges else 1
     for e in edges:
         a, b = boxes[e.a], boxes[e.b]
-        ax.plot(
-            [a.x, b.x], [a.row, b.row], color="tab:blue", alpha=0.5, lw=0.5 + 3.0 * e.links / top, zorder=1
-        )
+        width = 0.5 + 3.0 * e.links / top
+        ax.plot([a.x, b.x], [a.row, b.row], color="tab:blue", alpha=0.5, lw=width, zorder=1)
+        if len(edges) <= 40:  # few bundles: print the cable count on each
+            ax.text((a.x + b.x) / 2, (a.row + b.row) / 2, str(e.links), fontsize=7, color="tab:blue")
     for box in boxes:
         ax.text(box.x, box.row, box.label, ha="center", va="center", fontsize=7, zorder=2,
                 bbox={"boxstyle": "round", "fc": "white", "ec": "gray"})  # fmt: skip

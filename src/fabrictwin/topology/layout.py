@@ -48,7 +48,7 @@ def _bin_row(row: int, counts: IntArray, unit: str, first: str, max_boxes: int) 
     for b in range(int(bins.max()) + 1 if n else 0):
         items = np.flatnonzero(bins == b)
         lo, hi = int(items[0]), int(items[-1])
-        name = f"{first} {lo}" if lo == hi else f"{first} {lo}-{hi}"
+        name = first if n == 1 else (f"{first} {lo}" if lo == hi else f"{first} {lo}-{hi}")
         total = int(counts[items].sum())
         x = (b + 0.5) / (int(bins.max()) + 1)
         boxes.append(Box(row, x, f"{name}\n{total} {unit}", total))
@@ -65,7 +65,7 @@ def plane_layout(size: PlaneSize, nodes: int, max_boxes: int = 16) -> tuple[list
     rows: list[tuple[IntArray, str, str]] = [
         (su_nodes, "nodes", "SU"),
         (np.full(size.sus, size.rails), "leaves", "SU"),
-        (spine_groups, "spines", "pod" if size.tiers == 3 else "spines"),
+        (spine_groups, "spines", "pod" if size.tiers == 3 else "spine block"),
     ]
     if size.tiers == 3:
         rows.append((np.full(size.spines_per_pod, size.cores_per_group), "cores", "group"))
