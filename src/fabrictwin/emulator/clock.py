@@ -120,9 +120,7 @@ class ScaledDriver:
     0 leaves the clock alone: only explicit advances move it.
     """
 
-    def __init__(
-        self, clock: VirtualClock, scale: float, wall: Callable[[], float] = time.monotonic
-    ) -> None:
+    def __init__(self, clock: VirtualClock, scale: float, wall: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self.scale = scale
         self._wall = wall
