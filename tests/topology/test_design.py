@@ -156,3 +156,15 @@ def test_the_layout_aggregates_thousands_of_nodes_into_few_boxes() -> None:
     lower = sum(e.links for e in edges if boxes[e.a].row == 0)
     assert lower == 16384
     assert sum(e.links for e in edges if boxes[e.a].row == 2) == 16384
+
+
+@pytest.mark.parametrize(("nodes", "leaves", "spines"), [(64, 16, 8), (256, 64, 32), (1024, 256, 128)])
+def test_b300_spectrum_x_rows_with_connectx8_split_over_two_planes(
+    nodes: int, leaves: int, spines: int
+) -> None:
+    # B300 Spectrum-X RA (reference 1.4): CX-8 gives each GPU 2 x 400GbE on two planes; the RA counts one
+    # cable per 2 x 400G, i.e. half our logical links.
+    d = design_from_catalog(nodes, 8, "spectrum-x-400g", nic_id="cx8", planes=2)
+    assert (d.compute.leaf_switches, d.compute.spine_switches) == (leaves, spines)
+    assert (d.compute.node_links // 2, d.compute.leaf_spine_links // 2) == (nodes * 8, nodes * 8)
+    assert any("1/2 of the bandwidth" in n for n in d.notes)

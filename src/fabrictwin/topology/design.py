@@ -254,11 +254,16 @@ def _check_inputs(
     want = "infiniband" if fabric.transport == "infiniband" else "ethernet"
     if switch.protocol != want:
         raise Infeasible(f"{switch.id} is {switch.protocol}; {fabric.id} needs {want}", nearest=fabric.switch)
-    if nic.port_bps * planes + 1e-3 < fabric.link_bps * planes or planes > nic.ports:
+    # A port splits into port/link lanes groups (ConnectX-8: one 800G port as 2 x 400GbE planes,
+    # reference 2.1 "planarized topology"); each plane needs one link-rate port.
+    links_per_nic = nic.ports * int(nic.port_bps // fabric.link_bps + 1e-9)
+    if planes > links_per_nic:
         raise Infeasible(
-            f"{nic.id} has {nic.ports} x {nic.port_bps / 1e9:g} Gb/s ports; {planes} plane(s) at "
-            f"{fabric.link_bps / 1e9:g} Gb/s need {planes} such ports",
-            nearest=f"planes <= {nic.ports} with a NIC at >= {fabric.link_bps / 1e9:g} Gb/s",
+            f"{nic.id} has {nic.ports} x {nic.port_bps / 1e9:g} Gb/s; {planes} plane(s) at "
+            f"{fabric.link_bps / 1e9:g} Gb/s need {planes} link-rate ports",
+            nearest=f"planes <= {links_per_nic}"
+            if links_per_nic
+            else f"a NIC at >= {fabric.link_bps / 1e9:g} Gb/s",
         )
     return nics
 
@@ -339,6 +344,7 @@ def design_from_catalog(
     fabric_id: str,
     *,
     system_id: str | None = None,
+    nic_id: str | None = None,
     oversubscription: float = 1.0,
     tiers: int | None = None,
     planes: int = 1,
@@ -346,8 +352,8 @@ def design_from_catalog(
 ) -> ClusterDesign:
     """:func:`design_cluster` with every part taken from the catalog by id.
 
-    The compute NIC and switch are the fabric's; the north-south adapters are the system's (or one
-    BlueField-3 B3220 DPU per node when no system is named).
+    The compute switch is the fabric's, the compute NIC ``nic_id`` or the fabric's; the north-south
+    adapters are the system's (or one BlueField-3 B3220 DPU per node when no system is named).
 
     Raises:
         fabrictwin.catalog.UnknownId: an unknown fabric or system id (with a did-you-mean).
@@ -361,7 +367,7 @@ def design_from_catalog(
         gpus_per_node,
         fabric,
         catalog.switch(fabric.switch),
-        catalog.nic(fabric.nic),
+        catalog.nic(nic_id or fabric.nic),
         storage_nic=ns_nic,
         storage_switch=catalog.switch(DEFAULT_NS_SWITCH),
         oob_switch=catalog.switch(DEFAULT_OOB_SWITCH),

@@ -56,7 +56,8 @@ WHY_DPU = (
     "BlueField DPU on the north-south (storage + in-band) network, DPU mode: storage (NVMe-oF/SNAP, "
     "GPUDirect Storage), in-band management, overlay networking (OVS offload), firewalling, encryption "
     "and tenant isolation run on its Arm cores and engines, isolating the provider's control plane from "
-    "tenant code; two ports to two switches for redundancy; it stays off the collective path [2.1, 2.2]"
+    "tenant code; two ports to two switches for redundancy; it stays off the collective path (DGX BasePOD "
+    "runs BlueField-3 in NIC mode when no DPU services are needed) [1.3, 2.1, 2.2]"
 )
 WHY_NS_NIC = (
     "dual-port NIC on the north-south network: storage and in-band management over parallel pathways "
