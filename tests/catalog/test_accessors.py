@@ -53,9 +53,7 @@ def test_every_entry_of_every_kind_loads_as_its_spec_with_sources(kind: str) -> 
         assert isinstance(entry, KINDS[kind])
         sources = getattr(entry, "sources")  # noqa: B009
         assert sources, f"{kind} {getattr(entry, 'id')} has no source"  # noqa: B009
-        assert all(s.ref and s.note for s in sources), (
-            f"{entry.id}: every source needs ref and note"
-        )
+        assert all(s.ref and s.note for s in sources), f"{entry.id}: every source needs ref and note"
 
 
 @pytest.mark.parametrize(("kind", "wanted"), sorted(REQUIRED.items()))
