@@ -10,9 +10,13 @@ sends in total).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Final, Literal
+
+import numpy as np
+import numpy.typing as npt
 
 from fabrictwin.collectives.context import CommContext
 from fabrictwin.collectives.nccl_constants import (
@@ -80,11 +84,25 @@ def net_node_Bps(ctx: CommContext) -> float:
     return nic_rank_Bps(ctx) * ctx.ppn
 
 
+def channels(ctx: CommContext) -> int:
+    """Rings (channels) per node that cross the network: one per NIC rail the ranks own."""
+    return max(1, round(ctx.ppn * ctx.nics_per_rank))
+
+
 def ring_bus_Bps(ctx: CommContext) -> float:
-    """Bus bandwidth bound of a flat ring: min(NVLink per GPU, node NIC aggregate)."""
+    """Bus bandwidth bound of a flat ring: min(NVLink per GPU, node NIC aggregate).
+
+    On one node every ring hop is NVLink. Across nodes each of the ``nch`` rings leaves the
+    node from the GPU of its rail, so a GPU forwards ``nch - 1`` rings over NVLink when every
+    GPU owns a rail (``nch >= ppn``), else all ``nch``; bus bandwidth = nch x per-ring rate.
+    """
     bounds = []
     if ctx.ppn > 1:
-        bounds.append(nvlink_bus_Bps(ctx))
+        nvl = nvlink_bus_Bps(ctx)
+        nch = channels(ctx)
+        if ctx.nodes > 1 and nch >= ctx.ppn:
+            nvl *= ctx.ppn / (ctx.ppn - 1)
+        bounds.append(nvl)
     if ctx.nodes > 1:
         bounds.append(net_node_Bps(ctx))
     return min(bounds) if bounds else math.inf
@@ -136,16 +154,34 @@ def ll128_enabled(ctx: CommContext) -> bool:
     return ctx.arch in ("hopper", "blackwell") and ctx.net.transport != "tcp"
 
 
+def tree_edges(nodes: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(tree id, parent node, child node) of a double binary tree over ``nodes``.
+
+    Tree 0 is the heap-ordered binary tree (parent of i is (i-1)//2); tree 1 mirrors it
+    (i -> N-1-i), so the interior nodes of one are leaves of the other, the property of the
+    double binary tree (Sanders, Speck & Traeff 2009) that NCCL builds.
+    """
+    child = np.arange(1, nodes, dtype=np.int64)
+    parent = (child - 1) // 2
+    tree = np.concatenate([np.zeros(child.size, np.int64), np.ones(child.size, np.int64)])
+    return tree, np.concatenate([parent, nodes - 1 - parent]), np.concatenate([child, nodes - 1 - child])
+
+
+@functools.lru_cache(maxsize=256)
 def tree_node_load(nodes: int) -> float:
     """Bytes each way through the busiest node's NICs per byte of a double-binary-tree all-reduce.
 
-    Every node is interior in one tree and a leaf in the other, each tree carrying half the
-    data (Sanders, Speck & Traeff 2009). An interior node with two children forwards 3 halves
-    and the leaf 1 half: 2 x nbytes each way. With 2 nodes each is the root of one tree and
-    the only child in the other: 1 x nbytes - the "tree effect" that lets 2-node busbw exceed
-    the NIC rate (nccl-tests#196, reference 3.3).
+    Each tree carries half the buffer, up (reduce) and down (broadcast), pipelined; a node
+    sends one half to its parent and one half to each child in each tree. With 2 nodes each
+    is the root of one tree and the only child in the other: 1 x nbytes, the "tree effect"
+    that lets 2-node busbw exceed the NIC rate (nccl-tests#196, reference 3.3); large trees
+    approach 2 x nbytes (an interior node with two children and a parent, leaf elsewhere).
     """
-    return 1.0 if nodes <= 2 else 2.0
+    if nodes <= 1:
+        return 0.0
+    _, parent, child = tree_edges(nodes)
+    halves = np.bincount(parent, minlength=nodes) + np.bincount(child, minlength=nodes)
+    return float(halves.max()) / 2.0
 
 
 def cpu_vendor(cpu_id: str) -> str:

@@ -31,9 +31,9 @@ from fabrictwin.collectives.base import (
 from fabrictwin.collectives.context import CommContext
 from fabrictwin.collectives.nccl_constants import (
     COLLNET_HOPPER_FACTOR,
-    Algo,
     NVLS_EFFICIENCY,
     NVLS_LAT_US,
+    Algo,
     Proto,
 )
 

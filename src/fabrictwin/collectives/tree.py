@@ -6,7 +6,8 @@ a node each channel is a chain over NVLink. Latency and protocol factors are NCC
 (nccl-cost-model.md B.2-B.3); bandwidth is bounded by physics:
 
 * network: the busiest node moves :func:`tree_node_load` x nbytes each way through its NICs;
-* NVLink: each GPU of the chain sends the buffer up (reduce) and down (broadcast): 2 x nbytes.
+* NVLink: the chain sends the buffer up (reduce) and down (broadcast), rotated across
+  channels: 2 (ppn-1)/ppn x nbytes per GPU.
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ def raw_algbw_Bps(ctx: CommContext) -> float:
     """Algorithm bandwidth of the tree before protocol factors."""
     bounds = [math.inf]
     if ctx.ppn > 1:
-        bounds.append(nvlink_bus_Bps(ctx) / 2.0)
+        # chain up (reduce) and down (broadcast); NCCL rotates the chain across channels, so
+        # each GPU sends 2 (ppn-1)/ppn x nbytes over NVLink on average
+        bounds.append(nvlink_bus_Bps(ctx) * ctx.ppn / (2.0 * (ctx.ppn - 1)))
     if ctx.nodes > 1:
         bounds.append(net_node_Bps(ctx) / tree_node_load(ctx.nodes))
     return min(bounds)

@@ -54,12 +54,14 @@ _PROGRESSIVE_MAX_ROUNDS = 64
 (measured crossover on a 2-core host: each round costs about as much as a heap pass / 64)."""
 
 
-def _prepare(
+def prepare(
     routing_SL: sp.spmatrix | sp.sparray,
     capacity_L: npt.ArrayLike,
     cap_S: npt.ArrayLike | None,
 ) -> tuple[sp.csr_matrix, FloatArray]:
     """Validate the inputs and fold per-subflow caps in as one private link per subflow.
+
+    Links no subflow crosses may have zero capacity (failed links the routing avoided).
 
     Raises:
         SpecError: shapes disagree, a weight is outside (0, 1], or a capacity is not positive.
@@ -71,8 +73,9 @@ def _prepare(
     n_s, n_l = a.shape
     if cap_l.shape[0] != n_l:
         raise SpecError(f"capacity_L has {cap_l.shape[0]} links, routing matrix has {n_l}")
-    if n_l and np.any(cap_l <= 0):
-        raise SpecError("every link capacity must be > 0 bytes/s (remove failed links)")
+    used = np.diff(a.tocsc().indptr) > 0 if n_l else np.zeros(0, dtype=bool)
+    if np.any(cap_l[used] <= 0):
+        raise SpecError("a link some subflow crosses has capacity <= 0 bytes/s (failed link in a route)")
     if a.nnz and a.data.min() <= 0:
         raise SpecError("routing weights must be > 0")
     if cap_S is not None:
@@ -102,10 +105,10 @@ def solve_progressive(
     Returns ``rate_S`` in bytes/s; a subflow that crosses no link and has no cap gets ``inf``.
 
     Raises:
-        SpecError: invalid inputs (see :func:`_prepare`).
+        SpecError: invalid inputs (see :func:`prepare`).
         RuntimeError: ``max_rounds`` was given and exceeded (``auto`` then falls back).
     """
-    a, cap_l = _prepare(routing_SL, capacity_L, cap_S)
+    a, cap_l = prepare(routing_SL, capacity_L, cap_S)
     at = a.T.tocsr()
     n_s = a.shape[0]
     rate = np.full(n_s, np.inf)
@@ -139,17 +142,19 @@ def _heap_kernel(
     col_idx: npt.NDArray[np.int64],
     col_w: FloatArray,
     cap_l: FloatArray,
+    active: npt.NDArray[np.bool_],
 ) -> FloatArray:
     n_s = row_ptr.shape[0] - 1
     n_l = col_ptr.shape[0] - 1
     rate = np.full(n_s, np.inf)
-    frozen = np.zeros(n_s, dtype=np.bool_)
+    frozen = ~active  # inactive subflows take no part (rate reported as inf; callers mask)
     remaining = cap_l.copy()
     weight = np.zeros(n_l)
     version = np.zeros(n_l, dtype=np.int64)
     for l in range(n_l):
         for k in range(col_ptr[l], col_ptr[l + 1]):
-            weight[l] += col_w[k]
+            if active[col_idx[k]]:
+                weight[l] += col_w[k]
     heap = [(np.inf, np.int64(-1), np.int64(0))]
     heap.pop()
     for l in range(n_l):
@@ -191,19 +196,29 @@ def solve_heap(
     Raises:
         SpecError: invalid inputs.
     """
-    a, cap_l = _prepare(routing_SL, capacity_L, cap_S)
-    c = a.tocsc()
-    return np.asarray(
-        _heap_kernel(
+    a, cap_l = prepare(routing_SL, capacity_L, cap_S)
+    return HeapSystem(a, cap_l).solve(np.ones(a.shape[0], dtype=bool))
+
+
+class HeapSystem:
+    """A prepared system for repeated heap solves over changing sets of active subflows
+    (the event loop re-solves after every completion without rebuilding sparse structures)."""
+
+    def __init__(self, a: sp.csr_matrix, cap_l: FloatArray) -> None:
+        c = a.tocsc()
+        self._arrays = (
             a.indptr.astype(np.int64),
             a.indices.astype(np.int64),
-            a.data,
+            np.ascontiguousarray(a.data, dtype=np.float64),
             c.indptr.astype(np.int64),
             c.indices.astype(np.int64),
-            c.data,
-            cap_l,
+            np.ascontiguousarray(c.data, dtype=np.float64),
+            np.ascontiguousarray(cap_l, dtype=np.float64),
         )
-    )
+
+    def solve(self, active: npt.NDArray[np.bool_]) -> FloatArray:
+        """Max-min rates of the ``active`` subflows (others: inf)."""
+        return np.asarray(_heap_kernel(*self._arrays, np.ascontiguousarray(active, dtype=np.bool_)))
 
 
 def solve_reference(
@@ -216,7 +231,7 @@ def solve_reference(
     Raises:
         SpecError: invalid inputs.
     """
-    a, cap_l = _prepare(routing_SL, capacity_L, cap_S)
+    a, cap_l = prepare(routing_SL, capacity_L, cap_S)
     rows = [list(zip(a.indices[a.indptr[s] : a.indptr[s + 1]].tolist(),
                      a.data[a.indptr[s] : a.indptr[s + 1]].tolist(), strict=True))
             for s in range(a.shape[0])]  # fmt: skip

@@ -19,7 +19,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from fabrictwin.errors import SpecError
-from fabrictwin.netsolver.maxmin import FloatArray, Method, solve
+from fabrictwin.netsolver.maxmin import FloatArray, HeapSystem, Method, prepare, solve
 
 _FINISH_REL_TOL = 1e-9
 """Subflows whose remaining time is within this relative margin of the next event end together
@@ -69,6 +69,10 @@ def progress(
     flow = np.arange(n_s) if flow_S is None else np.asarray(flow_S, dtype=np.int64).ravel()
     caps = None if cap_S is None else np.asarray(cap_S, dtype=np.float64).ravel()
     _check(n_s, size, start, flow)
+    system = None
+    if method in ("auto", "heap"):
+        folded, cap_l = prepare(a, capacity_L, caps)
+        system = HeapSystem(folded, cap_l)
     remaining = size.copy()
     finish = np.where(size <= 0, start, np.inf)
     t = float(start.min()) if n_s else 0.0
@@ -76,7 +80,12 @@ def progress(
     initial: FloatArray | None = None
     while np.isinf(finish).any():
         active = np.flatnonzero(np.isinf(finish) & (start <= t * (1 + _FINISH_REL_TOL)))
-        rate = _rates(a, capacity_L, caps, active, n_s, method)
+        if system is not None:
+            mask = np.zeros(n_s, dtype=bool)
+            mask[active] = True
+            rate = np.where(mask, system.solve(mask), 0.0)
+        else:
+            rate = _rates(a, capacity_L, caps, active, n_s, method)
         events += 1
         if initial is None:
             initial = rate
