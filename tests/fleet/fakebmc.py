@@ -40,8 +40,18 @@ class FakeDpu:
     """The install hangs: the Arm never reaches OsIsRunning with the new OS."""
     nic_needs_cycle: bool = False
     """NIC FW reset unsupported: new NIC FW runs only after a host power cycle."""
+    fail_task: bool = False
+    """The installer rejects the image (INTEGRITY_FAIL): the task ends in Exception (reference 1.9)."""
+    fail_nic: bool = False
+    """Partial install: the OS installs but the NIC firmware update fails (reference 1.9)."""
     link_down: bool = False
     power_cycles: int = 0
+    mode: str = "DpuMode"
+    mode_next: str = "DpuMode"
+    host_rshim: str = "Enabled"
+    host_rshim_next: str = "Enabled"
+    powercycle_is_warm: bool = False
+    """Vendor quirk: PowerCycle answers 200 but only warm-resets (reference 1.8)."""
     pending_os: str = ""
     hung: bool = False
 
@@ -76,7 +86,7 @@ class FakeFleet:
         t = d.task
         if t and t["TaskState"] == "Running" and self.now >= t["end"]:
             image = IMAGES.get(t["uri"])
-            if image is None or image["generation"] != "BF3":
+            if image is None or image["generation"] != "BF3" or (d.fail_task and image["os"] == NEW):
                 t.update(
                     TaskState="Exception",
                     TaskStatus="Critical",
@@ -87,7 +97,7 @@ class FakeFleet:
                 t.update(TaskState="Completed", TaskStatus="OK", PercentComplete=100)
                 d.arm_busy_until = self.now + self.install_s
                 d.pending_os = image["os"]
-                d.nic_staged = image["nic"]
+                d.nic_staged = d.nic_running if d.fail_nic and image["os"] == NEW else image["nic"]
                 d.hung = d.fail_install and image["os"] == NEW
         if d.pending_os and self.now >= d.arm_busy_until and not d.hung:
             d.os, d.pending_os = d.pending_os, ""
@@ -97,7 +107,7 @@ class FakeFleet:
     def arm_state(self, d: FakeDpu) -> str:
         if d.hung or self.now < d.arm_busy_until:
             return "OsStarting" if d.hung else "BootRom"
-        return "OsIsRunning"
+        return "UEFI" if d.mode == "NicMode" else "OsIsRunning"
 
     # HTTP ---------------------------------------------------------------------------------------
 
@@ -125,10 +135,12 @@ class FakeFleet:
     def _platform(self, d: FakeDpu, method: str, path: str, body: dict[str, Any]) -> httpx.Response:
         if path.endswith("/SessionService/Sessions"):
             return httpx.Response(201, json={}, headers={"X-Auth-Token": "tok"})
-        if path.endswith("ComputerSystem.Reset") and body.get("ResetType") == "PowerCycle":
+        if path.endswith("ComputerSystem.Reset") and body.get("ResetType") in ("PowerCycle", "ACPowercycle"):
             d.power_cycles += 1
-            d.nic_running = d.nic_staged
             d.arm_busy_until = self.now + self.cycle_s
+            if body["ResetType"] == "ACPowercycle" or not d.powercycle_is_warm:
+                d.nic_running = d.nic_staged
+                d.mode, d.host_rshim = d.mode_next, d.host_rshim_next
             return httpx.Response(200, json={})
         return httpx.Response(200, json={"PowerState": "On"})
 
@@ -146,6 +158,14 @@ class FakeFleet:
                     "BootProgress": {"OemLastState": self.arm_state(d)},
                 },
             )
+        if path == f"{v1}/Systems/Bluefield/Oem/Nvidia":
+            return httpx.Response(200, json={"Mode": d.mode, "HostRshim": d.host_rshim})
+        if path.endswith("/Actions/Mode.Set"):
+            d.mode_next = body["Mode"]
+            return httpx.Response(200, json={})
+        if path.endswith("/Actions/HostRshim.Set"):
+            d.host_rshim_next = body["HostRshim"]
+            return httpx.Response(200, json={})
         if path == f"{v1}/Chassis/Card1":
             return httpx.Response(200, json={"Model": "Bluefield 3 SmartNIC Main Card"})
         if path.startswith(inv):

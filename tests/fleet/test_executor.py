@@ -11,7 +11,7 @@ import pytest
 from fabrictwin.errors import DeviceError, SpecError
 from fabrictwin.fleet.clock import ManualClock
 from fabrictwin.fleet.executor import Credentials, Executor, RolloutResult
-from fabrictwin.fleet.planner import plan_rollout
+from fabrictwin.fleet.planner import device_duration_s, plan_rollout
 from fabrictwin.fleet.redfish import Http
 from fabrictwin.fleet.store import Store
 
@@ -175,3 +175,55 @@ def test_a_wrong_generation_image_is_refused_naming_the_device(sqlite_store: Sto
         wrong = ImageSpec(version=NEW, uri="http://images.test/bf2.bfb")
         run(fleet, sqlite_store, rollout_spec().model_copy(update={"target": wrong}))
     assert sum(d.pushes for d in fleet.devices) == 0 and sqlite_store.rollouts() == []
+
+
+def unavailable_s(entries, device: str) -> float:  # type: ignore[no-untyped-def]
+    """Seconds from 'admit' to 'undrain' of one device, read from the audit log."""
+    admit = next(e.t_s for e in entries if e.device == device and e.action == "admit")
+    return next(e.t_s for e in entries if e.device == device and e.action == "undrain") - admit
+
+
+@pytest.mark.slow
+def test_two_thousand_dpus_with_two_percent_install_failures_hold_every_constraint_and_near_the_bound(
+    sqlite_store: Store,
+) -> None:
+    import random
+
+    fleet = FakeFleet(2000, racks=50)
+    failing = random.Random(7).sample(fleet.devices, 40)  # 2 %
+    for d in failing[:20]:
+        d.fail_task = True  # installer rejects the image (INTEGRITY_FAIL); the Arm OS is untouched
+    for d in failing[20:]:
+        d.fail_nic = True  # partial install: NIC firmware update failed; rollback = full reinstall
+    spec = rollout_spec(max_unavailable={"rack": 4})
+    result = run(fleet, sqlite_store, spec)
+    assert result.status == "completed"
+    assert result.phases == {"done": 1960, "rolled_back": 40}  # no device in an unknown state
+    names = {f"dpu{d.index:04d}" for d in failing}
+    assert set(result.reasons) == names
+    assert all(d.os == (OLD if d in failing else NEW) for d in fleet.devices)
+    audit = sqlite_store.audit("r1")
+    racks = {f"dpu{d.index:04d}": d.rack for d in fleet.devices}
+    assert max(max_concurrent_unavailable(audit, racks).values()) <= 4
+    # The bound in hindsight: the planner's lower bound once it knows how much longer each failed
+    # device was unavailable (its rollback is real work no schedule can avoid).
+    nominal = device_duration_s(spec, spec.durations.stream_Bps, power_cycle=False)
+    extra = {n: max(0.0, unavailable_s(audit, n) - nominal) for n in names}
+    bound = plan_rollout(spec, refs_for(fleet), extra_s=extra).lower_bound_s
+    assert result.makespan_s <= 1.10 * bound, (result.makespan_s, bound)
+
+
+@pytest.mark.slow
+def test_failures_the_installer_rejects_cost_almost_nothing_against_the_failure_free_bound(
+    sqlite_store: Store,
+) -> None:
+    import random
+
+    fleet = FakeFleet(1000, racks=25)
+    for d in random.Random(3).sample(fleet.devices, 20):
+        d.fail_task = True
+    spec = rollout_spec(max_unavailable={"rack": 4})
+    result = run(fleet, sqlite_store, spec)
+    assert result.phases == {"done": 980, "rolled_back": 20}
+    assert all(d.pushes == 1 for d in fleet.devices)  # rolling back needed no second flash
+    assert result.makespan_s <= 1.10 * plan_rollout(spec, refs_for(fleet)).lower_bound_s

@@ -194,7 +194,9 @@ class Executor:
         if not waves:
             return None
         w = waves[0]
-        if any(not s.terminal for s in self.states.values() if s.wave < w):
+        # A device rolling back has already given its verdict; its slot stays taken, but the
+        # next wave need not wait for the rollback to finish.
+        if any(not s.terminal and s.image == "target" for s in self.states.values() if s.wave < w):
             return None
         if w not in self.wave_open_at:
             soak = self.spec.constraints.soak_s if w > 0 else 0.0

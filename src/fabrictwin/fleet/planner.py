@@ -24,7 +24,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from fabrictwin.errors import Infeasible, SpecError
@@ -193,10 +193,14 @@ def _rates(spec: RolloutSpec, wave: list[DeviceRef], shared: bool) -> dict[str, 
     return {d.name: min(stream, rack_bps / conc[d.rack]) for d in wave}
 
 
-def wave_lower_bound(spec: RolloutSpec, wave: list[DeviceRef], cycle: set[str]) -> tuple[float, str]:
+def wave_lower_bound(
+    spec: RolloutSpec, wave: list[DeviceRef], cycle: set[str], extra: Mapping[str, float]
+) -> tuple[float, str]:
     """Lower bound (s) on one wave's span and the constraint that sets it."""
     fast = _rates(spec, wave, shared=False)
-    dmin = {d.name: device_duration_s(spec, fast[d.name], d.name in cycle) for d in wave}
+    dmin = {
+        d.name: device_duration_s(spec, fast[d.name], d.name in cycle) + extra.get(d.name, 0.0) for d in wave
+    }
     best = (min(dmin.values()), "device")
     for domain, cap in spec.constraints.max_unavailable.items():
         groups: dict[str, list[float]] = {}
@@ -205,7 +209,8 @@ def wave_lower_bound(spec: RolloutSpec, wave: list[DeviceRef], cycle: set[str]) 
             if value:
                 groups.setdefault(value, []).append(dmin[dev.name])
         for value, ds in groups.items():
-            bound = math.ceil(len(ds) / cap) * min(ds)
+            # k slots: no sooner than ceil(n/k) rounds of the shortest job, nor the work spread evenly
+            bound = max(math.ceil(len(ds) / cap) * min(ds), sum(ds) / cap, max(ds))
             if bound > best[0]:
                 best = (bound, f"{domain}={value}")
     rack_bps = spec.constraints.rack_image_Bps
@@ -222,11 +227,19 @@ def wave_lower_bound(spec: RolloutSpec, wave: list[DeviceRef], cycle: set[str]) 
     return best
 
 
-def plan_rollout(spec: RolloutSpec, devices: Sequence[DeviceRef], power_cycle: Iterable[str] = ()) -> Plan:
+def plan_rollout(
+    spec: RolloutSpec,
+    devices: Sequence[DeviceRef],
+    power_cycle: Iterable[str] = (),
+    extra_s: Mapping[str, float] | None = None,
+) -> Plan:
     """Plan the rollout of ``spec`` over ``devices``.
 
     ``power_cycle`` names devices expected to need a host cold power cycle (NIC FW change without
-    live reset). Raises :class:`SpecError` when there are no devices or names repeat, and
+    live reset); ``extra_s`` adds unavailable time to named devices (a known rollback, a slow
+    link) — with the failures of a finished rollout it gives the bound in hindsight.
+
+    Raises :class:`SpecError` when there are no devices or names repeat, and
     :class:`Infeasible` when a device cannot fit into any maintenance window.
     """
     if not devices:
@@ -234,6 +247,7 @@ def plan_rollout(spec: RolloutSpec, devices: Sequence[DeviceRef], power_cycle: I
     if len({d.name for d in devices}) != len(devices):
         raise SpecError("device names repeat", path="devices")
     cycle = set(power_cycle)
+    extra = dict(extra_s or {})
     waves = split_waves(interleave_by_rack(devices), spec.constraints.waves)
     t, lb_total = 0.0, 0.0
     wave_plans: list[WavePlan] = []
@@ -242,10 +256,13 @@ def plan_rollout(spec: RolloutSpec, devices: Sequence[DeviceRef], power_cycle: I
     for i, wave in enumerate(waves):
         done += len(wave)
         rates = _rates(spec, wave, shared=True)
-        durs = {d.name: device_duration_s(spec, rates[d.name], d.name in cycle) for d in wave}
+        durs = {
+            d.name: device_duration_s(spec, rates[d.name], d.name in cycle) + extra.get(d.name, 0.0)
+            for d in wave
+        }
         sim = _WaveSim(spec, wave, durs)
         end = sim.run(0.0, t)
-        lb, binding = wave_lower_bound(spec, wave, cycle)
+        lb, binding = wave_lower_bound(spec, wave, cycle, extra)
         for dev, s, e in sim.out:
             planned.append(PlannedDevice(dev.name, dev.rack, i, t + s, t + e))
         wave_plans.append(

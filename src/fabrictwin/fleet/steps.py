@@ -159,8 +159,14 @@ async def _power_cycle(s: DeviceState, ctx: Ctx) -> DeviceState:
         ctx.log("power_cycle", reason="NIC firmware staged until a cold cycle")
         return s.later(ctx.now + d.power_cycle_s, power_cycled=True)
     system = await ctx.bmc.system()
-    if system.arm_state == OS_RUNNING and await _nic_ok(ctx, image):
-        return s.to("verify", ctx.now)
+    if system.arm_state == OS_RUNNING:
+        nic = await ctx.bmc.version("DPU_NIC")
+        if nic == image.nic_fw_version:
+            return s.to("verify", ctx.now)
+        if nic:  # back up after the cold cycle and still the old NIC firmware: the update failed
+            return await fail(
+                s, ctx, f"DPU_NIC {nic!r} after a cold power cycle, expected {image.nic_fw_version!r}"
+            )
     if ctx.now - s.since > d.power_cycle_s + d.install_timeout_s / 4:
         return await fail(
             s, ctx, "NIC firmware still not running after a power cycle: ManualPowerCycleRequired"
