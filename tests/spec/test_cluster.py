@@ -172,3 +172,33 @@ def test_a_cluster_can_be_built_in_python_and_is_frozen() -> None:
     assert cluster.fabric.compute.link == "ib-xdr"
     with pytest.raises(Exception, match="frozen"):
         cluster.nodes = 3  # type: ignore[misc]
+
+
+def test_unknown_keys_in_optional_and_defaulted_sections_get_suggestions() -> None:
+    text = (
+        MINIMAL
+        + "  storage:\n    link: roce-200g\n    nic_per_node: 2\n  oob: {lnk: tcp-1g}\ndpu:\n  offload: [ovs]\n"
+    )
+    assert _error(text).splitlines() == [
+        "cluster.yaml:8 fabric.storage.nic_per_node: unknown key 'nic_per_node'; did you mean 'nics_per_node'?",
+        "  cluster.yaml:9 fabric.oob.lnk: unknown key 'lnk'; did you mean 'link'?",
+        "  cluster.yaml:11 dpu.offload: unknown key 'offload'; did you mean 'offloads'?",
+    ]
+
+
+def test_a_scalar_where_a_section_belongs_is_named() -> None:
+    assert _error("system: dgx-h100\nnodes: 64\nfabric: ib-ndr\n") == (
+        "cluster.yaml:3 fabric: input should be a valid dictionary or instance of Fabrics, got 'ib-ndr'"
+    )
+
+
+def test_a_list_where_a_string_belongs_is_named() -> None:
+    assert _error("system: [dgx-h100]\nnodes: 4\nfabric: {compute: {link: ib-ndr}}\n") == (
+        "cluster.yaml:1 system: input should be a valid string, got a list"
+    )
+
+
+def test_a_fractional_node_count_shows_the_value_once() -> None:
+    assert _error(MINIMAL.replace("nodes: 64", "nodes: 4.5")) == (
+        "cluster.yaml:2 nodes: input should be a valid integer, got a number with a fractional part (4.5)"
+    )

@@ -99,10 +99,16 @@ def _generic_rule(err: ErrorDetails, value: Any) -> str:
             msg = msg[len(prefix) :]
     if err["type"] not in _SELF_DESCRIBED and msg[1:2].islower():
         msg = msg[:1].lower() + msg[1:]  # pydantic's "Input should ..." reads on after "path:"
-    scalar = value is not _MISSING and not isinstance(value, Mapping | list)
-    if scalar and err["type"] not in _SELF_DESCRIBED:  # pydantic never echoes the input
-        msg += f", got {_show(value)}"
-    return msg
+    if err["type"] in _SELF_DESCRIBED or value is _MISSING:
+        return msg
+    # pydantic never echoes the input; say what was written
+    if isinstance(value, Mapping):
+        shown = "a mapping"
+    elif isinstance(value, list):
+        shown = "a list"
+    else:
+        shown = _show(value)
+    return f"{msg} ({shown})" if " got " in msg else f"{msg}, got {shown}"
 
 
 def _show(value: Any) -> str:
