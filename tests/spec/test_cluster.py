@@ -177,10 +177,12 @@ def test_a_cluster_can_be_built_in_python_and_is_frozen() -> None:
 def test_unknown_keys_in_optional_and_defaulted_sections_get_suggestions() -> None:
     text = (
         MINIMAL
-        + "  storage:\n    link: roce-200g\n    nic_per_node: 2\n  oob: {lnk: tcp-1g}\ndpu:\n  offload: [ovs]\n"
+        + "  storage:\n    link: roce-200g\n    nic_per_node: 2\n"
+        + "  oob: {lnk: tcp-1g}\ndpu:\n  offload: [ovs]\n"
     )
     assert _error(text).splitlines() == [
-        "cluster.yaml:8 fabric.storage.nic_per_node: unknown key 'nic_per_node'; did you mean 'nics_per_node'?",
+        "cluster.yaml:8 fabric.storage.nic_per_node: unknown key 'nic_per_node'; "
+        "did you mean 'nics_per_node'?",
         "  cluster.yaml:9 fabric.oob.lnk: unknown key 'lnk'; did you mean 'link'?",
         "  cluster.yaml:11 dpu.offload: unknown key 'offload'; did you mean 'offloads'?",
     ]
