@@ -194,3 +194,13 @@ def test_format_path_writes_indices_in_brackets() -> None:
     assert format_path(("fabric", "planes", 2, "nic")) == "fabric.planes[2].nic"
     assert format_path((0, "a"), "root") == "root[0].a"
     assert format_path(()) == ""
+
+
+def test_only_true_and_false_are_booleans_so_no_and_on_stay_words() -> None:
+    data = parse("x.yaml", text="on: yes\ncountry: NO\nflag: true\nother: False\n").data
+    assert data == {"on": "yes", "country": "NO", "flag": True, "other": False}
+
+
+def test_exponent_floats_without_a_dot_or_sign_are_numbers() -> None:
+    data = parse("x.yaml", text="a: 1e9\nb: 1.5e9\nc: 12\nd: -.5\ne: 1_000\nf: 1e\n").data
+    assert data == {"a": 1e9, "b": 1.5e9, "c": 12, "d": -0.5, "e": 1000, "f": "1e"}

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+import re
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -39,6 +40,33 @@ from fabrictwin.errors import SpecError
 from fabrictwin.spec.diagnose import Problem, describe
 
 M = TypeVar("M", bound=BaseModel)
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader with YAML 1.2 core-schema booleans and floats.
+
+    YAML 1.1 reads ``on``, ``off``, ``yes``, ``no``, ``y``, ``n`` as booleans, so a key ``on:``
+    or a value ``country: NO`` silently became ``True``/``False`` (found by a property test);
+    here only ``true``/``false`` are (boolean fields still accept the words: pydantic parses
+    them). YAML 1.1 floats need a dot and a signed exponent, so ``1.5e9`` stayed a string; the
+    YAML 1.2 form is accepted here.
+    """
+
+
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+_BOOL_RE = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_FLOAT_RE = re.compile(
+    r"^(?:[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9_]+)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_BOOL_TAG, _FLOAT_TAG)]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(_BOOL_TAG, _BOOL_RE, list("tTfF"))
+_Loader.add_implicit_resolver(_FLOAT_TAG, _FLOAT_RE, list("-+0123456789."))
 YamlPath = tuple[str | int, ...]
 """A location inside a document: mapping keys and sequence indices, outermost first."""
 
@@ -179,7 +207,7 @@ def parse(source: str | Path, *, text: str | None = None, path_prefix: str = "")
             text = Path(source).read_text(encoding="utf-8")
         except OSError as exc:
             raise SpecError(f"cannot read the file: {exc.strerror or exc}", file=name) from None
-    loader = yaml.SafeLoader(text)
+    loader = _Loader(text)
     try:
         node = loader.get_single_node()
         data = None if node is None else loader.construct_document(node)
