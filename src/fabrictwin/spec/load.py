@@ -27,9 +27,9 @@ registered catalog, see :mod:`fabrictwin.spec.refs`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-import re
 from pathlib import Path
 from typing import Any, TypeVar
 
