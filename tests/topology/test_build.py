@@ -79,3 +79,13 @@ def test_cable_of_pairs_the_two_directions_in_every_block() -> None:
         a, b = topo.cable_of(link)
         assert link in (a, b)
         assert (topo.link_src[a], topo.link_dst[a]) == (topo.link_dst[b], topo.link_src[b])
+
+
+def test_rail_groups_fill_each_leaf_with_several_rails_of_the_same_su() -> None:
+    topo = build_fat_tree(16, 8, 16, 400e9, su_nodes=2)  # 8 down ports / 2 nodes -> 4 rails per leaf
+    assert topo.size.rails_per_leaf == 4 and topo.size.leaves_per_su == 2
+    ep = topo.endpoint_of(np.array([0, 1, 0, 2]), np.array([0, 3, 4, 0]))
+    assert topo.ep_leaf[ep].tolist() == [0, 0, 1, 2]
+    ports = np.bincount(topo.ep_leaf, minlength=topo.size.leaves)
+    assert (ports == topo.size.leaf.down).all()
+    assert len(set(topo.ep_key.tolist())) == topo.n_endpoints

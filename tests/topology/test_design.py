@@ -168,3 +168,9 @@ def test_b300_spectrum_x_rows_with_connectx8_split_over_two_planes(
     assert (d.compute.leaf_switches, d.compute.spine_switches) == (leaves, spines)
     assert (d.compute.node_links // 2, d.compute.leaf_spine_links // 2) == (nodes * 8, nodes * 8)
     assert any("1/2 of the bandwidth" in n for n in d.notes)
+
+
+def test_gb200_racks_use_the_8_rack_scalable_unit() -> None:
+    d = design_from_catalog(16, 72, "ib-ndr", system_id="gb200-nvl72")
+    assert (d.compute.su_nodes, d.compute.tiers, d.compute.leaf_switches) == (8, 2, 36)
+    assert d.compute.node_links == 16 * 72

@@ -12,26 +12,27 @@ from fabrictwin.topology.routing import route
 
 
 @st.composite
-def fabrics(draw: st.DrawFn) -> tuple[int, int, int, int, float, bool]:
+def fabrics(draw: st.DrawFn) -> tuple[int, int, int, int, float, bool, int | None]:
     radix = draw(st.sampled_from([4, 6, 8, 12]))
     rails = draw(st.integers(1, 3))
     nodes = draw(st.integers(1, 40))
     tiers = draw(st.sampled_from([2, 3]))
     sigma = draw(st.sampled_from([1.0, 2.0, 3.0]))
-    return radix, rails, nodes, tiers, sigma, draw(st.booleans())
+    su = draw(st.one_of(st.none(), st.integers(1, radix // 2)))
+    return radix, rails, nodes, tiers, sigma, draw(st.booleans()), su
 
 
 @settings(max_examples=60, deadline=None)
 @given(fabrics(), st.sampled_from(["dmodk", "ecmp", "adaptive"]), st.integers(0, 2**31))
 def test_any_fat_tree_routes_every_flow_on_a_conserving_path(
-    params: tuple[int, int, int, int, float, bool], policy: str, seed: int
+    params: tuple[int, int, int, int, float, bool, int | None], policy: str, seed: int
 ) -> None:
-    radix, rails, nodes, tiers, sigma, rail_opt = params
+    radix, rails, nodes, tiers, sigma, rail_opt, su = params
     try:
         topo = build_fat_tree(nodes, rails, radix, 100e9, tiers=tiers, oversubscription=sigma,
-                              rail_optimized=rail_opt)  # fmt: skip
+                              rail_optimized=rail_opt, su_nodes=su)  # fmt: skip
     except Infeasible:
-        return  # radix too small for this many nodes in these tiers: covered by the sizing tests
+        return  # radix too small or SU larger than a leaf: covered by the sizing tests
     rng = np.random.default_rng(seed)
     src = rng.integers(0, topo.n_endpoints, 50)
     dst = rng.integers(0, topo.n_endpoints, 50)

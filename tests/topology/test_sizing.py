@@ -133,3 +133,12 @@ def test_impossible_oversubscription_and_tiers_are_refused() -> None:
         size_plane(64, 8, 64, tiers=4)
     with pytest.raises(Infeasible, match="scalable unit of 40 nodes"):
         size_plane(64, 8, 64, su_nodes=40)
+
+
+def test_a_smaller_scalable_unit_puts_several_rails_on_one_leaf() -> None:
+    # GB200 (reference 1.5): SU = 8 NVL72 racks of 72 GPUs; a radix-64 leaf has 32 down ports, so
+    # 32 // 8 = 4 rails share a leaf and one SU needs 72 / 4 = 18 leaves for its 576 GPUs.
+    plane = size_plane(16, 72, 64, su_nodes=8)
+    assert (plane.rails_per_leaf, plane.leaves_per_su, plane.leaves, plane.tiers) == (4, 18, 36, 2)
+    assert plane.endpoint_ports == 16 * 72
+    assert size_plane(64, 8, 64).rails_per_leaf == 1

@@ -29,6 +29,9 @@ def register(app: typer.Typer) -> None:
         oversubscription: Annotated[float, typer.Option(help="Leaf down:up port ratio (1 = full).")] = 1.0,
         tiers: Annotated[int | None, typer.Option(help="2 or 3 (default: fewest that fit).")] = None,
         planes: Annotated[int, typer.Option(help="Independent fabric planes per NIC port.")] = 1,
+        su_nodes: Annotated[
+            int | None, typer.Option(help="Nodes per scalable unit (default: leaf down ports).")
+        ] = None,
         whole_units: Annotated[bool, typer.Option(help="Refuse a partly filled scalable unit.")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
         csv_file: Annotated[Path | None, typer.Option("--csv", help="Write the BOM as CSV.")] = None,
@@ -44,6 +47,7 @@ def register(app: typer.Typer) -> None:
             oversubscription=oversubscription,
             tiers=tiers,
             planes=planes,
+            su_nodes=su_nodes,
             whole_units=whole_units,
         )
         if csv_file is not None:

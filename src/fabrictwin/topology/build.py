@@ -227,15 +227,17 @@ def _endpoints(nodes: int, rails: int, planes: int, size: PlaneSize, rail_opt: b
     plane, local = np.divmod(idx, nodes * rails)
     node, rail = np.divmod(local, rails)
     if rail_opt:
-        su, port = np.divmod(node, size.su_nodes)
-        leaf = su * rails + rail
+        su, slot = np.divmod(node, size.su_nodes)
+        group, lane = np.divmod(rail, size.rails_per_leaf)
+        leaf = su * size.leaves_per_su + group
+        port = lane * size.su_nodes + slot
     else:
         leaf, port = np.divmod(local, size.leaf.down)
     return {"node": node, "rail": rail, "plane": plane, "leaf": leaf, "key": leaf * size.leaf.down + port}
 
 
 def _switches(size: PlaneSize, planes: int) -> tuple[IntArray, IntArray, IntArray]:
-    leaf_group = np.arange(size.leaves, dtype=np.int64) // size.rails
+    leaf_group = np.arange(size.leaves, dtype=np.int64) // size.leaves_per_su
     spine_group = np.arange(size.spines, dtype=np.int64) // size.spines_per_pod
     core_group = (
         np.arange(size.cores, dtype=np.int64) // size.cores_per_group if size.cores else np.zeros(0, np.int64)

@@ -190,6 +190,7 @@ def design_cluster(
     oversubscription: float = 1.0,
     tiers: int | None = None,
     planes: int = 1,
+    su_nodes: int | None = None,
     whole_units: bool = False,
 ) -> ClusterDesign:
     """Design the networks, NIC placement and BOM of ``nodes`` servers with ``gpus_per_node`` GPUs.
@@ -203,7 +204,13 @@ def design_cluster(
     nics = _check_inputs(nodes, gpus_per_node, fabric, switch, compute_nic, system, planes)
     radix = radix_at(switch, fabric.link_bps)
     size = size_plane(
-        nodes, nics, radix, tiers=tiers, oversubscription=oversubscription, whole_units=whole_units
+        nodes,
+        nics,
+        radix,
+        tiers=tiers,
+        oversubscription=oversubscription,
+        su_nodes=su_nodes,
+        whole_units=whole_units,
     )
     compute = plan_fabric("compute", switch, fabric.link_bps, size, planes, oversubscription, nodes)
     storage = _storage(nodes, storage_nic, storage_switch)
@@ -334,6 +341,8 @@ DEFAULT_NS_ADAPTER = "bf3-b3220"
 (the 64-node model answer, reference section 2.2)."""
 DEFAULT_NS_SWITCH = "sn5600"
 """Storage/in-band Ethernet switch (Spectrum-4, reference section 1.5: storage and in-band on Spectrum-4)."""
+SYSTEM_SU_NODES = {"gb200-nvl72": 8}
+"""Scalable-unit size where it is not a leaf's down ports: GB200 SU = 8 NVL72 racks (reference 1.5)."""
 DEFAULT_OOB_SWITCH = "sn2201"
 """Out-of-band 1 GbE switch (reference section 1.1: OOB uses SN2201)."""
 
@@ -348,6 +357,7 @@ def design_from_catalog(
     oversubscription: float = 1.0,
     tiers: int | None = None,
     planes: int = 1,
+    su_nodes: int | None = None,
     whole_units: bool = False,
 ) -> ClusterDesign:
     """:func:`design_cluster` with every part taken from the catalog by id.
@@ -375,5 +385,6 @@ def design_from_catalog(
         oversubscription=oversubscription,
         tiers=tiers,
         planes=planes,
+        su_nodes=su_nodes if su_nodes is not None else SYSTEM_SU_NODES.get(system_id or ""),
         whole_units=whole_units,
     )

@@ -60,11 +60,11 @@ def plane_layout(size: PlaneSize, nodes: int, max_boxes: int = 16) -> tuple[list
     su = np.arange(size.sus)
     su_nodes = np.clip(nodes - su * size.su_nodes, 0, size.su_nodes)
     leaf = np.arange(size.leaves)
-    leaf_su, leaf_pod = leaf // size.rails, leaf // size.pod_leaves
+    leaf_su, leaf_pod = leaf // size.leaves_per_su, leaf // size.pod_leaves
     spine_groups = np.full(size.pods, size.spines_per_pod)
     rows: list[tuple[IntArray, str, str]] = [
         (su_nodes, "nodes", "SU"),
-        (np.full(size.sus, size.rails), "leaves", "SU"),
+        (np.full(size.sus, size.leaves_per_su), "leaves", "SU"),
         (spine_groups, "spines", "pod" if size.tiers == 3 else "spine block"),
     ]
     if size.tiers == 3:

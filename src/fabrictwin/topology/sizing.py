@@ -9,8 +9,10 @@ NVIDIA DGX SuperPOD table, sections 1.2-1.4):
 * Leaf split: non-blocking ``d = u = k/2``; oversubscription ``sigma = d/u`` gives
   ``d = floor(k * sigma / (1 + sigma))``, ``u = k - d``.
 * Rail-optimized scalable unit (SU): one leaf per rail per SU, serving ``su_nodes`` nodes (section 1.1:
-  "NIC i of every node in the SU goes to leaf i"). The fabric is sized for whole SUs even when the
-  last one is partial (section 1.1: "the fabric should be designed to support the full SU").
+  "NIC i of every node in the SU goes to leaf i"); an SU smaller than a leaf's down ports puts
+  ``g = down // su_nodes`` rails on each leaf (``ceil(rails/g)`` leaves per SU). The fabric is sized
+  for whole SUs even when the last one is partial (section 1.1: "the fabric should be designed to
+  support the full SU").
 * 2 tiers: ``S`` = smallest integer ``>= L*u/k`` that divides ``u`` (every leaf has the same
   number of parallel links to every spine, the divisibility rule of section 1.8).
 * 3 tiers: pods of ``k/2`` leaves (the spine's down ports) and ``u`` spines each; spine ``j`` of every
@@ -53,7 +55,10 @@ class PlaneSize:
     sus: int
     """Scalable units the plane is built for (the last may be partly populated)."""
     rails: int
-    """Endpoint ports per node on this plane (one leaf per rail per SU)."""
+    """Endpoint ports per node on this plane."""
+    rails_per_leaf: int
+    """Rails sharing one leaf in an SU (1: one leaf per rail per SU, the SuperPOD layout; more when the
+    SU is smaller than a leaf's down ports, e.g. GB200 racks with 72 rails)."""
     leaves: int
     spines: int
     cores: int
@@ -66,6 +71,11 @@ class PlaneSize:
     """Cores per core group (3 tiers; 0 for 2 tiers)."""
     spine_up: int
     """Up ports used per spine (3 tiers; 0 for 2 tiers)."""
+
+    @property
+    def leaves_per_su(self) -> int:
+        """Leaves in one scalable unit."""
+        return -(-self.rails // self.rails_per_leaf)
 
     @property
     def endpoint_ports(self) -> int:
@@ -122,11 +132,15 @@ def smallest_divisor_at_least(n: int, lower: float) -> int:
     return n
 
 
-def max_nodes(radix: int, tiers: int, rails: int, oversubscription: float = 1.0) -> int:
+def max_nodes(
+    radix: int, tiers: int, rails: int, oversubscription: float = 1.0, su_nodes: int | None = None
+) -> int:
     """Largest node count a ``tiers``-tier plane of this radix holds (``rails`` ports per node)."""
     split = leaf_split(radix, oversubscription)
+    su = split.down if su_nodes is None else su_nodes
+    per_su = -(-rails // min(rails, max(1, split.down // su)))
     max_leaves = radix if tiers == 2 else radix * (radix // 2)
-    return (max_leaves // rails) * split.down
+    return (max_leaves // per_su) * su
 
 
 def size_plane(
@@ -142,7 +156,8 @@ def size_plane(
     """Size one rail-optimized fat-tree plane for ``nodes`` nodes with ``rails`` ports each.
 
     ``tiers=None`` picks the fewest tiers that fit. ``su_nodes`` defaults to the leaf's down ports
-    (one leaf per rail per SU, as in every SuperPOD RA). ``whole_units=True`` refuses a partial SU.
+    (one leaf per rail per SU, as in every DGX SuperPOD RA); a smaller SU lets ``down // su_nodes``
+    rails share a leaf (rail groups). ``whole_units=True`` refuses a partial SU.
 
     Raises:
         Infeasible: bad counts; a partial SU when ``whole_units``; an SU larger than a leaf's down
@@ -165,22 +180,37 @@ def size_plane(
             nearest=f"{lower or upper} or {upper} nodes",
         )
     sus = math.ceil(nodes / su)
-    leaves = sus * rails
-    chosen = tiers if tiers is not None else (2 if leaves <= radix else 3)
+    group = min(rails, max(1, split.down // su))  # rails that share a leaf
+    unit = _Unit(su=su, sus=sus, rails=rails, group=group)
+    chosen = tiers if tiers is not None else (2 if sus * unit.per_su <= radix else 3)
     if chosen not in (2, 3):
         raise Infeasible(f"{chosen}-tier fat trees are not modelled", nearest="tiers 2 or 3")
     if chosen == 2:
-        return _two_tier(radix, split, su, sus, rails, oversubscription)
-    return _three_tier(radix, split, su, sus, rails, oversubscription)
+        return _two_tier(radix, split, unit, oversubscription)
+    return _three_tier(radix, split, unit, oversubscription)
 
 
-def _two_tier(radix: int, split: LeafSplit, su: int, sus: int, rails: int, sigma: float) -> PlaneSize:
-    leaves = sus * rails
+@dataclass(frozen=True)
+class _Unit:
+    """Scalable-unit shape: nodes per SU, SUs, rails per node, rails per leaf."""
+
+    su: int
+    sus: int
+    rails: int
+    group: int
+
+    @property
+    def per_su(self) -> int:
+        return -(-self.rails // self.group)
+
+
+def _two_tier(radix: int, split: LeafSplit, unit: _Unit, sigma: float) -> PlaneSize:
+    leaves = unit.sus * unit.per_su
     if leaves > radix:
-        fit = max_nodes(radix, 2, rails, sigma) // su * su
+        fit = max_nodes(radix, 2, unit.rails, sigma, unit.su) // unit.su * unit.su
         raise Infeasible(
-            f"a 2-tier fat tree of radix {radix} reaches at most {radix} leaves; {sus} SU x {rails} rails "
-            f"needs {leaves}",
+            f"a 2-tier fat tree of radix {radix} reaches at most {radix} leaves; {unit.sus} SU x "
+            f"{unit.per_su} leaves needs {leaves}",
             nearest=f"tiers 3, or at most {fit} nodes in 2 tiers",
         )
     spines = smallest_divisor_at_least(split.up, leaves * split.up / radix)
@@ -188,9 +218,10 @@ def _two_tier(radix: int, split: LeafSplit, su: int, sus: int, rails: int, sigma
         tiers=2,
         radix=radix,
         leaf=split,
-        su_nodes=su,
-        sus=sus,
-        rails=rails,
+        su_nodes=unit.su,
+        sus=unit.sus,
+        rails=unit.rails,
+        rails_per_leaf=unit.group,
         leaves=leaves,
         spines=spines,
         cores=0,
@@ -202,12 +233,12 @@ def _two_tier(radix: int, split: LeafSplit, su: int, sus: int, rails: int, sigma
     )
 
 
-def _three_tier(radix: int, split: LeafSplit, su: int, sus: int, rails: int, sigma: float) -> PlaneSize:
-    leaves = sus * rails
+def _three_tier(radix: int, split: LeafSplit, unit: _Unit, sigma: float) -> PlaneSize:
+    leaves = unit.sus * unit.per_su
     pod_leaves = radix // 2  # a non-blocking spine: k/2 ports down to leaves, k/2 up to cores
     pods = math.ceil(leaves / pod_leaves)
     if pods > radix:
-        fit = max_nodes(radix, 3, rails, sigma) // su * su
+        fit = max_nodes(radix, 3, unit.rails, sigma, unit.su) // unit.su * unit.su
         raise Infeasible(
             f"a 3-tier fat tree of radix {radix} reaches at most {radix} pods of {pod_leaves} leaves; "
             f"{leaves} leaves need {pods}",
@@ -220,9 +251,10 @@ def _three_tier(radix: int, split: LeafSplit, su: int, sus: int, rails: int, sig
         tiers=3,
         radix=radix,
         leaf=split,
-        su_nodes=su,
-        sus=sus,
-        rails=rails,
+        su_nodes=unit.su,
+        sus=unit.sus,
+        rails=unit.rails,
+        rails_per_leaf=unit.group,
         leaves=leaves,
         spines=pods * spines_per_pod,
         cores=spines_per_pod * per_group,
