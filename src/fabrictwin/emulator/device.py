@@ -116,7 +116,7 @@ class Device:
     # ------------------------------------------------------------------ bookkeeping
     def log(self, event: str) -> None:
         """Append ``event`` to the state trace at the current virtual time."""
-        self.trace.append((self.clock.now, event))
+        self.trace.append((round(self.clock.now, 6), event))
 
     def rshim(self, line: str) -> None:
         """Append a line to the 1 KB RShim log ring (oldest lines fall out)."""

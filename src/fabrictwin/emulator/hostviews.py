@@ -197,15 +197,20 @@ def dmesg(dev: Device) -> str:
     return "".join(f"[{t:12.6f}] {text}\n" for t, text in lines)
 
 
-def rshim_misc(dev: Device) -> str:
-    """``cat /dev/rshim0/misc`` on the host (format of 1.2) [S10][S14]."""
-    if not dev.host_rshim_present or dev.rshim_owner == "bmc":
+def rshim_misc(dev: Device, side: str = "host") -> str:
+    """``cat /dev/rshim0/misc`` on the host or the BMC (format of 1.2) [S10][S14].
+
+    Only the side that owns RShim has the device; the BMC reaches it over USB (``usb-1.0``) [S1].
+    """
+    owner = dev.rshim_owner == "bmc"
+    if (side == "host" and (not dev.host_rshim_present or owner)) or (side == "bmc" and not owner):
         return "cat: /dev/rshim0/misc: No such file or directory\n"
+    dev_name = f"pcie-0000:{_pf(dev, 2)}" if side == "host" else "usb-1.0"
     head = (
         "DISPLAY_LEVEL   2 (0:basic, 1:advanced, 2:log)\n"
         "BOOT_MODE       1 (0:rshim, 1:emmc, 2:emmc-boot-swap)\n"
         "BOOT_TIMEOUT    150 (seconds)\nDROP_MODE       0 (0:normal, 1:drop)\nSW_RESET        0 (1: reset)\n"
-        f"DEV_NAME        pcie-0000:{_pf(dev, 2)}\n"
+        f"DEV_NAME        {dev_name}\n"
         f"DEV_INFO        {dev.ident.device_type.replace('BlueField', 'BlueField-')}"
         "(Rev 1)\nOPN_STR         N/A\n---------------------------------------\n             Log Messages\n"
         "---------------------------------------\n"
@@ -291,6 +296,7 @@ VIEWS: dict[str, Callable[[Device], str]] = {
     "flint-q": flint_q,
     "dmesg": dmesg,
     "rshim-misc": rshim_misc,
+    "bmc-rshim-misc": lambda d: rshim_misc(d, side="bmc"),
     "systemctl-status-rshim": systemctl_rshim,
     "bfver": bfver,
     "mlnx-release": mlnx_release,

@@ -115,7 +115,7 @@ BF2_BFB = Image(
 CORRUPT_BFB = replace(
     NEXT_BFB, name="bf-bundle-2.9.2-31_25.02_ubuntu-22.04_prod-corrupt.bfb", checksum="0" * 64
 )
-BMC_PACKAGE = Image("bf3-bmc-25.04-7_ipn.fwpkg", "BF3", 48 * 1024**2, bmc="BF-25.04-7", kind="bmc").sealed()
+BMC_PACKAGE = Image("bf3-bmc-25.10-20_ipn.fwpkg", "BF3", 48 * 1024**2, bmc="BF-25.10-20", kind="bmc").sealed()
 CEC_PACKAGE = Image(
     "cec1736-ecfw-00.02.0195.0000-n02-rel-prod.fwpkg",
     "BF3",

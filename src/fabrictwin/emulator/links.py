@@ -34,7 +34,7 @@ class Transfer:
 
     def bytes_at(self, now: float) -> float:
         """Bytes moved by ``now``."""
-        return min(self.stop_bytes, self.done_bytes + self.rate_Bps * (now - self.since_s))
+        return min(self.stop_bytes, self.done_bytes + self.rate_Bps * max(0.0, now - self.since_s))
 
     def fraction_at(self, now: float) -> float:
         """Fraction (0-1) of the image moved by ``now``."""
