@@ -13,7 +13,8 @@ Contract (the network solver codes against it)::
 * ``n_flows``, ``n_links``.
 
 A flow whose source equals its destination gets one subflow with an empty row (it crosses no link).
-The topology supplies ``capacity_Bps`` and ``latency_s`` per link (same column order).
+The topology supplies ``capacity_Bps`` and ``latency_s`` per link (same column order); since the
+weights of every hop level sum to 1, ``matrix @ topo.latency_s`` is each subflow's (mean) path latency.
 
 Policies (reference ``fabric-and-network-models.md`` sections 4.2, 4.3, 6 and 7.2):
 
