@@ -24,7 +24,7 @@ app = typer.Typer(
 )
 
 # Modules under fabrictwin.cli that add commands; each has register(app).
-COMMAND_MODULES: tuple[str, ...] = ("design", "policy", "twin")
+COMMAND_MODULES: tuple[str, ...] = ("design", "policy", "doctor", "twin", "fleet")
 
 
 def _register_all() -> None:
@@ -39,7 +39,10 @@ _register_all()
 def main() -> None:
     """Entry point of the console script."""
     try:
-        app(standalone_mode=False)
+        # non-standalone click returns a command's typer.Exit code instead of raising it
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except FabricTwinError as exc:
         Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2)

@@ -1,0 +1,147 @@
+"""Common failure modes of section 1.9 seen from the host (RShim, boot, firmware, install, links).
+
+Ranks interleave with :mod:`.rules` (see there for the order and why).
+"""
+
+from __future__ import annotations
+
+from fabrictwin.fleet.doctor.facts import Facts
+from fabrictwin.fleet.doctor.finding import Finding, find
+from fabrictwin.fleet.doctor.parsers import Line, field_value
+
+
+def psc_error(f: Facts) -> Finding | None:
+    ev = f.grep("rshim-misc", r"PSC error|PSC BR_EXIT timeout")
+    fix = "Boot ROM/PSC failure: cold power cycle via the BMC; if it persists, push a BFB over RShim or RMA"
+    return find(
+        "psc-error", 10, "fault", "BlueField boot ROM (PSC) failed", ev, fix, "1.9 PSC/boot ROM failure"
+    )
+
+
+def secure_boot(f: Facts) -> Finding | None:
+    ev = f.grep("rshim-misc", r"Failed to boot 'ubuntu0'|Start PXE over IPv4")
+    if not any("ubuntu0" in ln.text for ln in ev):
+        return None
+    fix = (
+        "Secure boot rejected the OS loader: add the Microsoft UEFI CA 2011 cert to db (or enrol "
+        "your own keys) via the BMC"
+    )
+    return find(
+        "secure-boot-db",
+        18,
+        "fault",
+        "Arm OS refused by UEFI secure boot, falling back to PXE",
+        ev,
+        fix,
+        "1.9 secure boot key",
+    )
+
+
+def kernel_panic(f: Facts) -> Finding | None:
+    ev = f.grep("rshim-misc", r"Kernel panic|OsCrashDump") + f.grep("redfish-system", r"OsCrashDump")
+    fix = (
+        "Arm kernel panicked: collect the crash dump from the BMC (LogServices/Dump), reinstall the "
+        "BFB if it repeats"
+    )
+    return find("arm-kernel-panic", 19, "fault", "Arm OS kernel panic", ev, fix, "7.6 family 11")
+
+
+def fw_staged(f: Facts) -> Finding | None:
+    running, flashed = f.flint.get("FW Version(Running)"), f.flint.get("FW Version")
+    if running is None or flashed is None or field_value(running) == field_value(flashed):
+        return None
+    fix = (
+        "New NIC firmware is flashed but not running: mlxfwreset -l 3 --sync 1 r if supported, else "
+        "host power cycle"
+    )
+    return find(
+        "fw-staged",
+        24,
+        "config",
+        "NIC firmware staged, not active",
+        [flashed, running],
+        fix,
+        "1.9 staged not active",
+    )
+
+
+def rshim_conflict(f: Facts) -> Finding | None:
+    ev = f.grep("systemctl-status-rshim", r"another backend already attached") + f.grep(
+        "dmesg", r"another backend already attached"
+    )
+    fix = (
+        "RShim is owned by the other side (BMC vs host): stop the host rshim service or disable BMC "
+        "RShim, then retry"
+    )
+    return find(
+        "rshim-owned-elsewhere",
+        34,
+        "fault",
+        "RShim already attached by another backend",
+        ev,
+        fix,
+        "1.9 RShim owned",
+    )
+
+
+def unbound_pfs(f: Facts) -> list[Line]:
+    """Network PFs that ``lspci -k`` shows with no driver in use."""
+    return [fn.line for fn in f.pfs if f.has("lspci-k") and not fn.driver]
+
+
+def pf_unbound(f: Facts) -> Finding | None:
+    ev = unbound_pfs(f)
+    if not ev or "not found" in f.text("modinfo-mlx5") or not any(fn.modules for fn in f.pfs):
+        return None
+    fix = (
+        "mlx5_core is installed but not bound: reload it (modprobe -r mlx5_core; modprobe mlx5_core) "
+        "or bind the PFs"
+    )
+    return find(
+        "pf-unbound", 38, "fault", "Host PFs present but no driver bound", ev, fix, "1.9 host PFs unbound"
+    )
+
+
+def link_down(f: Facts) -> Finding | None:
+    nets = {f.netdev_of(fn.bdf) for fn in f.pfs} - {""}
+    ev = [ln.line for ln in f.links if ln.name in nets and not ln.carrier]
+    fix = "Port has no carrier: check cable/transceiver and the switch port; compare LinkStatus in Redfish"
+    return find("link-down", 42, "fault", "PF netdev without carrier", ev, fix, "7.6 family 12")
+
+
+_INSTALL: tuple[tuple[str, str, str, str], ...] = (
+    (
+        "install-push-timeout",
+        r"write error: Connection timed out",
+        "BFB push timed out on /dev/rshimN/boot",
+        "Check RShim ownership and the boot mode; retry the push, or use the BMC path",
+    ),
+    (
+        "install-partial",
+        r"NIC firmware update failed",
+        "BFB installed the OS but the NIC firmware update failed",
+        "Update NIC firmware separately (mlxfwmanager/fwBundle) or reinstall; the installer exits 0 on this",
+    ),
+    (
+        "install-vlan",
+        r"Failed to create VLAN|Failed to access BMC|Skipping BMC components",
+        "Installer could not reach the BMC; BMC/CEC components skipped",
+        "Check VLAN 4040 between Arm and BMC",
+    ),
+    (
+        "install-bmc-token",
+        r"Failed to get BMC token",
+        "Installer rejected by the BMC (bad credentials in bf.cfg)",
+        "Fix BMC_USER/BMC_PASSWORD in bf.cfg",
+    ),
+)
+
+
+def installer(f: Facts) -> list[Finding]:
+    out: list[Finding] = []
+    for i, (cause, pattern, title, fix) in enumerate(_INSTALL):
+        ev = f.grep("bfb-install-log", pattern) + f.grep("rshim-misc", pattern)
+        found = find(cause, 44 + i, "fault", title, ev, fix, "1.9 install failures")
+        if found:
+            out.append(found)
+    return out
