@@ -8,7 +8,11 @@ from pydantic import BaseModel, ConfigDict
 class Spec(BaseModel):
     """A frozen description. Unknown keys are errors (a typo must never become a default)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", validate_default=True, use_attribute_docstrings=True
+    )
+    # use_attribute_docstrings: the docstring under each field becomes its description, so the
+    # JSON schema and the docs carry unit and meaning (a test checks that every field has one).
 
 
 class Source(Spec):
