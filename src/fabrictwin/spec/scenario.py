@@ -25,8 +25,11 @@ Bytes = Annotated[_Bytes, Field(ge=0)]
 BytesPerS = Annotated[_BytesPerS, Field(ge=0)]
 Seconds = Annotated[_Seconds, Field(ge=0)]
 
-Offload = Literal["network", "vswitch", "storage", "crypto", "firewall", "telemetry"]
-ALL_OFFLOADS: tuple[Offload, ...] = ("network", "vswitch", "storage", "crypto", "firewall", "telemetry")
+# NCCL's own TCP traffic is not offloadable: its socket transport runs in the training process on
+# the host; full TCP-stack offload to DPU Arm cores exists only as research (PnO-TCP,
+# host-and-dpu-offload-figures.md D-07). So the DPU takes north-south infrastructure work only.
+Offload = Literal["vswitch", "storage", "crypto", "firewall", "telemetry"]
+ALL_OFFLOADS: tuple[Offload, ...] = ("vswitch", "storage", "crypto", "firewall", "telemetry")
 
 
 class ClusterChoice(Spec):
@@ -42,6 +45,10 @@ class ClusterChoice(Spec):
     """Compute NIC ports per server; ``None`` takes the server's own count."""
     sharp: bool = False
     """Use in-network reduction (SHARP) for data-parallel all-reduce; InfiniBand only."""
+    collectives: Literal["nccl", "nccl-flow", "alpha-beta"] = "nccl-flow"
+    """Collective cost model: NCCL-structured analytic (``nccl``), the same with data-parallel
+    collectives as max-min fair flows on a built fat tree (``nccl-flow``), or the simple
+    hierarchical alpha-beta model (``alpha-beta``)."""
     dpu: str = "none"
     """DPU in each server (``none``, ``bluefield-2``, ``bluefield-3``), run in DPU mode."""
     dpu_offloads: list[Offload] = list(ALL_OFFLOADS)

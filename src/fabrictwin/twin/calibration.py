@@ -22,13 +22,13 @@ CALIBRATION: dict[str, ComputeCalibration] = {
     "cnn": ComputeCalibration(
         tensor_efficiency=0.521,
         mem_bytes_per_sample=2.88e8,
-        step_overhead_s=4.05e-3,
+        step_overhead_s=4.10e-3,
         source=_SOURCE.format(rows=", ".join(FIT_ROWS["cnn"])),
     ),
     "encoder": ComputeCalibration(
         tensor_efficiency=0.563,
         mem_bytes_per_sample=0.0,
-        step_overhead_s=12.1e-3,
+        step_overhead_s=12.2e-3,
         source=_SOURCE.format(rows=", ".join(FIT_ROWS["encoder"])),
     ),
 }

@@ -2,8 +2,9 @@
 
 A job of tp x pp x dp (x ep inside dp) GPUs places tensor-parallel ranks inside one server,
 pipeline stages across servers, and data-parallel ranks ``gpus_per_node / tp`` per server. Calls
-go to ``fabrictwin.collectives.estimate`` (NCCL-faithful, H4) when it is available; otherwise to
-the hierarchical alpha-beta model below, kept as a local adapter:
+go to ``fabrictwin.collectives.estimate`` (NCCL-structured; ``collectives: nccl`` or
+``nccl-flow``), or to the simpler hierarchical alpha-beta model below (``collectives:
+alpha-beta``), kept as a fast cross-check:
 
 * all-reduce = intra-node reduce-scatter over NVLink, inter-node all-reduce of 1/ppn of the
   data over each rank's NIC share, intra-node all-gather (NCCL's ring busBW bound):
@@ -21,9 +22,11 @@ import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
+from fabrictwin.collectives import CommContext, Op, estimate
 from fabrictwin.errors import Infeasible
-from fabrictwin.spec.hardware import FabricSpec, SystemSpec
+from fabrictwin.spec.hardware import FabricSpec, GpuSpec, SwitchSpec, SystemSpec
 
 # NCCL ring over NVLink reaches ~82% of the NVLink bandwidth (fabric-and-network-models.md 3.5,
 # measured 741 of 900 GB/s on HGX H100).
@@ -148,5 +151,50 @@ def comm_function(f: Fabric, groups: dict[str, Group]) -> Callable[[str, float, 
     @functools.lru_cache(maxsize=4096)
     def call(op: str, nbytes: float, group: str) -> float:
         return collective_s(f, groups[group], op, nbytes)
+
+    return call
+
+
+_NCCL_OP = {"send": "send_recv"}
+
+
+def nccl_comm_function(
+    system: SystemSpec,
+    gpu: GpuSpec,
+    fabric: FabricSpec,
+    switch: SwitchSpec | None,
+    nics: int,
+    sharp: bool,
+    groups: dict[str, Group],
+    dp_fidelity: str = "analytic",
+) -> Callable[[str, float, str], float]:
+    """``(op, bytes, group) -> seconds`` from ``fabrictwin.collectives.estimate`` (NCCL-structured).
+
+    One communicator per group; data-parallel collectives may run at flow level (max-min fair
+    flows on a built fat tree), the others stay analytic. SHARP applies to the data-parallel group.
+    """
+    contexts = {
+        name: CommContext(
+            system=system,
+            gpu=gpu,
+            fabric=fabric,
+            switch=switch,
+            nodes=g.nodes,
+            gpus_per_node=system.gpus,
+            ranks_per_node=g.ppn,
+            nics_per_node=nics,
+            sharp=sharp and name == "dp" and fabric.transport == "infiniband",
+        )
+        for name, g in groups.items()
+    }
+
+    @functools.lru_cache(maxsize=4096)
+    def call(op: str, nbytes: float, group: str) -> float:
+        g = groups[group]
+        if g.ranks == 1 or nbytes <= 0:
+            return 0.0
+        nccl_op = cast(Op, _NCCL_OP.get(op, op))
+        fidelity = "flow" if (group == "dp" and dp_fidelity == "flow" and g.nodes > 1) else "analytic"
+        return float(estimate(contexts[group], nccl_op, nbytes, fidelity=fidelity).time_s[0])
 
     return call

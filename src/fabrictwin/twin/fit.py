@@ -47,7 +47,14 @@ def scenario_for_row(row: Row) -> ScenarioSpec:
     return ScenarioSpec.model_validate(
         {
             "name": row["system"],
-            "cluster": {"system": system, "nodes": int(row["n_nodes"]), "fabric": fabric},
+            "cluster": {
+                "system": system,
+                "nodes": int(row["n_nodes"]),
+                "fabric": fabric,
+                # The NCCL model has no architecture row for the A30 (sm80, like the A100); its rows are
+                # single-node with 2 GPUs, where the simple alpha-beta model is as good.
+                "collectives": "alpha-beta" if gpu_key == "A30" else "nccl-flow",
+            },
             "job": {
                 "model": "bert-large" if bert else "resnet-50",
                 "global_batch": int(float(row["global_batch_size"])),

@@ -11,7 +11,7 @@ from typing import TypeVar
 from fabrictwin import catalog
 from fabrictwin.errors import NotFound
 from fabrictwin.spec.base import Spec
-from fabrictwin.spec.hardware import CpuSpec, FabricSpec, GpuSpec, NicSpec, SystemSpec
+from fabrictwin.spec.hardware import CpuSpec, FabricSpec, GpuSpec, NicSpec, SwitchSpec, SystemSpec
 from fabrictwin.spec.scenario import ScenarioSpec
 from fabrictwin.spec.workload import ModelSpec
 from fabrictwin.timeline.workload import ComputeCalibration, WorkloadProfile
@@ -51,6 +51,7 @@ class Resolved:
     gpu: GpuSpec
     cpu: CpuSpec
     fabric: FabricSpec
+    switch: SwitchSpec | None
     dpu: NicSpec | None
     model: ModelSpec
     workload: WorkloadProfile
@@ -76,7 +77,8 @@ def resolve(scenario: ScenarioSpec, calibration: ComputeCalibration | None = Non
     model = _lookup("model", MODEL_ALIASES.get(scenario.job.model, scenario.job.model), {}, ModelSpec)
     nics = c.nics_per_node or system.compute_nics or 1
     prof = profile(model, scenario.job.seq_len, calibration)
-    return Resolved(system, gpu, cpu, fabric, dpu, model, prof, nics)
+    switch = _lookup("switch", fabric.switch, {}, SwitchSpec) if fabric.switch else None
+    return Resolved(system, gpu, cpu, fabric, switch, dpu, model, prof, nics)
 
 
 def profile(

@@ -25,7 +25,7 @@ from fabrictwin.timeline.step import StepConfig, StepTimeline, simulate_step
 from fabrictwin.timeline.stragglers import host_jitter_cv, straggler_wait_s
 from fabrictwin.timeline.workload import ComputeCalibration
 from fabrictwin.twin import hostside
-from fabrictwin.twin.comm import comm_function, fabric_of, job_groups
+from fabrictwin.twin.comm import comm_function, fabric_of, job_groups, nccl_comm_function
 from fabrictwin.twin.resolve import Resolved, resolve
 
 # Checkpoint = 16-bit weights + fp32 master, momentum, variance: 2 + 12 bytes per parameter
@@ -165,7 +165,14 @@ def step_config(s: ScenarioSpec, r: Resolved, lay: Layout) -> StepConfig:
     """The step model's inputs for this scenario."""
     p = s.parallelism
     groups = job_groups(r.system.gpus, p.tp, p.pp, lay.dp, p.ep)
-    comm = comm_function(fabric_of(r.system, r.fabric, r.nics_per_node, s.cluster.sharp), groups)
+    c = s.cluster
+    if c.collectives == "alpha-beta":
+        comm = comm_function(fabric_of(r.system, r.fabric, r.nics_per_node, c.sharp), groups)
+    else:
+        fidelity = "flow" if c.collectives == "nccl-flow" else "analytic"
+        comm = nccl_comm_function(
+            r.system, r.gpu, r.fabric, r.switch, r.nics_per_node, c.sharp, groups, fidelity
+        )
     return StepConfig(
         workload=r.workload,
         gpu=r.gpu,
