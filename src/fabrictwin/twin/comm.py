@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
-from fabrictwin.collectives import CommContext, Op, estimate
+from fabrictwin.collectives import CommContext, Fidelity, Op, estimate
 from fabrictwin.errors import Infeasible
 from fabrictwin.spec.hardware import FabricSpec, GpuSpec, SwitchSpec, SystemSpec
 
@@ -194,7 +194,8 @@ def nccl_comm_function(
         if g.ranks == 1 or nbytes <= 0:
             return 0.0
         nccl_op = cast(Op, _NCCL_OP.get(op, op))
-        fidelity = "flow" if (group == "dp" and dp_fidelity == "flow" and g.nodes > 1) else "analytic"
+        flow = group == "dp" and dp_fidelity == "flow" and g.nodes > 1
+        fidelity: Fidelity = "flow" if flow else "analytic"
         return float(estimate(contexts[group], nccl_op, nbytes, fidelity=fidelity).time_s[0])
 
     return call
