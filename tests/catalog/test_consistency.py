@@ -87,3 +87,21 @@ def test_dense_transformer_activations_follow_korthikanti_without_scores(model_i
     per_token = 34 * model.hidden
     tokens = model.seq_len if model.unit == "sequence" else 1
     assert model.activation_bytes_per_unit_per_layer == pytest.approx(per_token * tokens, rel=0.001)
+
+
+# Wire framing per packet (bytes), from the standards cited in catalog/data/fabrics.yaml:
+# IBTA vol. 1 (LRH 8, BTH 12, ICRC 4, VCRC 2); RoCEv2 annex A17 + IEEE 802.3 (Eth 14, IPv4 20,
+# UDP 8, BTH 12, ICRC 4, FCS 4, preamble 8, IFG 12); TCP/IPv4 with timestamps at MTU 1500.
+FRAMING = {
+    "infiniband": (4096, 8 + 12 + 4 + 2),
+    "roce": (4096, 14 + 20 + 8 + 12 + 4 + 4 + 8 + 12),
+    "spectrum-x": (4096, 14 + 20 + 8 + 12 + 4 + 4 + 8 + 12),
+    "tcp": (1500 - 20 - 20 - 12, 20 + 20 + 12 + 14 + 4 + 8 + 12),
+}
+
+
+@pytest.mark.parametrize("fabric_id", catalog.ids("fabric"))
+def test_fabric_efficiency_is_payload_over_wire_bytes(fabric_id: str) -> None:
+    fabric = catalog.fabric(fabric_id)
+    payload, overhead = FRAMING[fabric.transport]
+    assert fabric.efficiency == pytest.approx(payload / (payload + overhead), abs=5e-5)
