@@ -121,3 +121,9 @@ def test_a_catalog_entry_with_a_bad_cross_reference_is_rejected() -> None:
     assert str(info.value).startswith(
         "systems.yaml:4 entries[0].gpu: 'h100' is not a known gpu; did you mean"
     )
+
+
+def test_get_by_the_dpu_kind_returns_only_dpus() -> None:
+    assert catalog.get("dpu", "bf3-b3220") is catalog.nic("bf3-b3220")
+    with pytest.raises(catalog.UnknownId, match="'cx7-ndr' is not a known dpu"):
+        catalog.get("dpu", "cx7-ndr")

@@ -113,16 +113,15 @@ def entries(kind: str) -> list[Spec]:
 
 
 def get(kind: str, entry_id: str) -> Spec:
-    """The entry ``entry_id`` of ``kind``.
+    """The entry ``entry_id`` of ``kind`` (``dpu``: a NIC of kind ``dpu``).
 
     Raises:
         UnknownId: unknown kind or id; the message suggests the closest ids.
     """
-    _check_kind(kind)
-    table = _entries(kind)
-    if entry_id not in table:
-        raise UnknownId(f"{entry_id!r} is not a known {kind}; {suggest(entry_id, list(table))}")
-    return table[entry_id]
+    known = ids(kind)
+    if entry_id not in known:
+        raise UnknownId(f"{entry_id!r} is not a known {kind}; {suggest(entry_id, known)}")
+    return _entries("nic" if kind == "dpu" else kind)[entry_id]
 
 
 def _typed(kind: str, entry_id: str, cls: type[T]) -> T:
