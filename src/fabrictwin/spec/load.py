@@ -40,6 +40,8 @@ from fabrictwin.errors import SpecError
 from fabrictwin.spec.diagnose import Problem, describe
 
 M = TypeVar("M", bound=BaseModel)
+YamlPath = tuple[str | int, ...]
+"""A location inside a document: mapping keys and sequence indices, outermost first."""
 
 
 class _Loader(yaml.SafeLoader):
@@ -67,8 +69,6 @@ _Loader.yaml_implicit_resolvers = {
 }
 _Loader.add_implicit_resolver(_BOOL_TAG, _BOOL_RE, list("tTfF"))
 _Loader.add_implicit_resolver(_FLOAT_TAG, _FLOAT_RE, list("-+0123456789."))
-YamlPath = tuple[str | int, ...]
-"""A location inside a document: mapping keys and sequence indices, outermost first."""
 
 
 def format_path(path: YamlPath, prefix: str = "") -> str:
