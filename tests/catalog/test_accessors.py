@@ -127,3 +127,12 @@ def test_get_by_the_dpu_kind_returns_only_dpus() -> None:
     assert catalog.get("dpu", "bf3-b3220") is catalog.nic("bf3-b3220")
     with pytest.raises(catalog.UnknownId, match="'cx7-ndr' is not a known dpu"):
         catalog.get("dpu", "cx7-ndr")
+
+
+def test_the_catalog_page_lists_every_id() -> None:
+    from pathlib import Path
+
+    page = (Path(__file__).parents[2] / "docs" / "models" / "catalog.md").read_text(encoding="utf-8")
+    for kind in ("gpu", "cpu", "nic", "switch", "fabric", "system", "model"):
+        missing = [i for i in catalog.ids(kind) if f"`{i}`" not in page]
+        assert not missing, f"docs/models/catalog.md does not list {kind} {missing}"
