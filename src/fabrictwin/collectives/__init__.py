@@ -20,6 +20,7 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
+from pydantic import ValidationError
 
 from fabrictwin.collectives.analytic import ALGORITHMS, AUTO_ALGORITHMS, candidates, evaluate
 from fabrictwin.collectives.base import OPS, Op, bus_factor, host_floor_s
@@ -143,23 +144,30 @@ def context_for(
     system = catalog.system(system_id)
     fabric = catalog.fabric(fabric_id)
     switch = catalog.switch(fabric.switch)
-    return CommContext(
-        system=system,
-        gpu=catalog.gpu(system.gpu),
-        fabric=fabric,
-        switch=switch,
-        nodes=nodes,
-        gpus_per_node=gpus_per_node or system.gpus,
-        ranks_per_node=ranks_per_node,
-        nics_per_node=nics_per_node or max(1, system.compute_nics),
-        transport=transport,
-        sharp=bool(sharp),
-        routing=routing,
-        qps=qps,
-        gpudirect=gpudirect,
-        loss_rate=loss_rate,
-        topology=topology,
-    )
+    try:
+        return _context(
+            system=system,
+            gpu=catalog.gpu(system.gpu),
+            fabric=fabric,
+            switch=switch,
+            nodes=nodes,
+            gpus_per_node=gpus_per_node or system.gpus,
+            ranks_per_node=ranks_per_node,
+            nics_per_node=nics_per_node or max(1, system.compute_nics),
+            transport=transport,
+            sharp=bool(sharp),
+            routing=routing,
+            qps=qps,
+            gpudirect=gpudirect,
+            loss_rate=loss_rate,
+            topology=topology,
+        )
+    except ValidationError as exc:
+        rules = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'context'}: {e['msg']}" for e in exc.errors())
+        raise SpecError(rules) from None
+
+
+_context = CommContext
 
 
 def host_cores(ctx: CommContext, bandwidth_Bps: float, cpu_hz: float) -> float:

@@ -154,17 +154,29 @@ def ll128_enabled(ctx: CommContext) -> bool:
     return ctx.arch in ("hopper", "blackwell") and ctx.net.transport != "tcp"
 
 
-def tree_edges(nodes: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """(tree id, parent node, child node) of a double binary tree over ``nodes``.
+def _btree_parent(rank: npt.NDArray[np.int64], nodes: int) -> npt.NDArray[np.int64]:
+    """Parent of each rank >= 1 in NCCL's binary tree (ncclGetBtree, src/graph/trees.cc): clear
+    the lowest set bit and set the next one up, or just clear it when that rank does not exist."""
+    bit = rank & -rank
+    up = (rank ^ bit) | (bit << 1)
+    return np.where(up >= nodes, rank ^ bit, up)
 
-    Tree 0 is the heap-ordered binary tree (parent of i is (i-1)//2); tree 1 mirrors it
-    (i -> N-1-i), so the interior nodes of one are leaves of the other, the property of the
-    double binary tree (Sanders, Speck & Traeff 2009) that NCCL builds.
+
+def tree_edges(nodes: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(tree id, parent node, child node) of NCCL's double binary tree over ``nodes``.
+
+    Tree 0 is NCCL's bit-pattern binary tree; tree 1 is the same tree mirrored (even counts)
+    or on ranks shifted by one (odd counts), as ncclGetDtree builds it, so that interior nodes
+    of one tree are leaves of the other (Sanders, Speck & Traeff 2009).
     """
     child = np.arange(1, nodes, dtype=np.int64)
-    parent = (child - 1) // 2
+    parent = _btree_parent(child, nodes)
+    if nodes % 2 == 1:  # odd: shift (a mirror would leave the middle node interior twice)
+        p1, c1 = (parent + 1) % nodes, (child + 1) % nodes
+    else:
+        p1, c1 = nodes - 1 - parent, nodes - 1 - child
     tree = np.concatenate([np.zeros(child.size, np.int64), np.ones(child.size, np.int64)])
-    return tree, np.concatenate([parent, nodes - 1 - parent]), np.concatenate([child, nodes - 1 - child])
+    return tree, np.concatenate([parent, p1]), np.concatenate([child, c1])
 
 
 @functools.lru_cache(maxsize=256)
