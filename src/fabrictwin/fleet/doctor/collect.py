@@ -27,12 +27,15 @@ EMULATOR_VIEWS: tuple[str, ...] = (
     "dmesg",
     "rshim-misc",
     "systemctl-status-rshim",
+    "ofed-info-s",
 )
 """Host command views the emulator renders that the doctor reads (docs/emulator.md)."""
 REDFISH_VIEWS: dict[str, str] = {
     "redfish-system": "/redfish/v1/Systems/Bluefield",
     "redfish-oem-nvidia": "/redfish/v1/Systems/Bluefield/Oem/Nvidia",
     "redfish-straps": "/redfish/v1/Systems/Bluefield/Oem/Nvidia/Connectx/StrapOptions",
+    "redfish-bios": "/redfish/v1/Systems/Bluefield/Bios",
+    "redfish-inventory-ofed": "/redfish/v1/UpdateService/FirmwareInventory/DPU_OFED",
 }
 """BMC resources (reference 7.3) saved as indented JSON, so evidence can quote one line."""
 

@@ -5,9 +5,11 @@ Ranks interleave with :mod:`.rules` (see there for the order and why).
 
 from __future__ import annotations
 
+import re
+
 from fabrictwin.fleet.doctor.facts import Facts
 from fabrictwin.fleet.doctor.finding import Finding, find
-from fabrictwin.fleet.doctor.parsers import Line, field_value
+from fabrictwin.fleet.doctor.parsers import Line, field_value, parse_json
 
 
 def psc_error(f: Facts) -> Finding | None:
@@ -19,8 +21,11 @@ def psc_error(f: Facts) -> Finding | None:
 
 
 def secure_boot(f: Facts) -> Finding | None:
-    ev = f.grep("rshim-misc", r"Failed to boot 'ubuntu0'|Start PXE over IPv4")
-    if not any("ubuntu0" in ln.text for ln in ev):
+    ev = f.grep("rshim-misc", r"Failed to boot 'ubuntu0'|Failed to boot 'NET-NIC|Start PXE over IPv4")
+    # the OS entry failing alone is a missing OS; secure boot shows the fall-through to network boot
+    if not any("ubuntu0" in ln.text for ln in ev) or not any(
+        "NET-NIC" in ln.text or "PXE" in ln.text for ln in ev
+    ):
         return None
     fix = (
         "Secure boot rejected the OS loader: add the Microsoft UEFI CA 2011 cert to db (or enrol "
@@ -145,3 +150,37 @@ def installer(f: Facts) -> list[Finding]:
         if found:
             out.append(found)
     return out
+
+
+def _release(text: str) -> str:
+    """``MLNX_OFED_LINUX-24.10-2.1.8`` / ``DOCA_2.9...`` -> the release branch ``24.10`` ('' if none)."""
+    m = re.search(r"(\d{2}\.\d{2})-\d", text)
+    return m.group(1) if m else ""
+
+
+def version_mismatch(f: Facts) -> Finding | None:
+    host = f.text("ofed-info-s").strip().rstrip(":")
+    arm = str(parse_json(f.text("redfish-inventory-ofed")).get("Version", ""))
+    if not _release(host) or not _release(arm) or _release(host) == _release(arm):
+        return None
+    ev = f.grep("ofed-info-s", re.escape(host)) + f.grep("redfish-inventory-ofed", r'"Version"')
+    fix = "Align the host DOCA/MLNX driver release with the BFB on the Arm (and its NIC firmware)"
+    title = f"Host driver release {_release(host)} differs from the Arm's {_release(arm)}"
+    return find("version-mismatch", 54, "config", title, ev, fix, "1.9 version mismatch")
+
+
+def bios_nicmode_missing(f: Facts) -> Finding | None:
+    attributes = parse_json(f.text("redfish-bios")).get("Attributes")
+    if not isinstance(attributes, dict) or "NicMode" in attributes:
+        return None
+    ev = f.grep("redfish-bios", r'"Attributes"')
+    fix = "ATF/UEFI are too old to expose NicMode to the BMC: install a newer BFB before setting the mode"
+    return find(
+        "bios-nicmode-missing",
+        56,
+        "config",
+        "BMC BIOS attributes lack NicMode",
+        ev,
+        fix,
+        "1.9 version mismatch",
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from fabrictwin.fleet.doctor.facts import BF2_TUPLE, CANONICAL_TUPLES, MODE_PARAM, Facts
 from fabrictwin.fleet.doctor.failures import (
+    bios_nicmode_missing,
     fw_staged,
     installer,
     kernel_panic,
@@ -21,6 +22,7 @@ from fabrictwin.fleet.doctor.failures import (
     rshim_conflict,
     secure_boot,
     unbound_pfs,
+    version_mismatch,
 )
 from fabrictwin.fleet.doctor.finding import Finding, Rule, find
 from fabrictwin.fleet.doctor.parsers import code_of
@@ -82,6 +84,19 @@ def mode_staged(f: Facts) -> Finding | None:
         "failed cycle flag ManualPowerCycleRequired"
     )
     title = f"Mode change staged, not applied ({param.current} -> {param.next_boot})"
+    if f.expected_mode is not None and f.mode("next_boot") != f.expected_mode:
+        # the staged value undoes what the operator set: mlxconfig reset writes defaults (2.2 [S59])
+        title = (
+            f"Mode will revert to {f.mode('next_boot')} at the next power cycle ({param.current} -> "
+            f"{param.next_boot})"
+        )
+        fix = (
+            f"mlxconfig reset staged the default mode: set {MODE_PARAM} for {f.expected_mode} again, "
+            f"then cold cycle"
+        )
+        return find("mode-reverted", 20, "config", title, [param.line], fix, "2.6 row 5")
+    if param.next_boot == param.default != param.current:
+        title += "; next boot is the factory default, as after mlxconfig reset"
     return find("mode-staged", 20, "config", title, [param.line], fix, "2.6 row 1")
 
 
@@ -291,4 +306,6 @@ RULES: tuple[Rule, ...] = (
     eswitch_legacy,
     multi_host,
     nic_mode_by_design,
+    version_mismatch,
+    bios_nicmode_missing,
 )

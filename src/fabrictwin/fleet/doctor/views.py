@@ -30,6 +30,7 @@ SSH_COMMANDS: dict[str, str] = {
     "rshim-misc": "cat /dev/rshim0/misc",
     "systemctl-status-rshim": "systemctl status rshim --no-pager",
     "modinfo-mlx5": "modinfo mlx5_core",
+    "ofed-info-s": "ofed_info -s",
 }
 FILE_ONLY: tuple[str, ...] = (
     "lspci",
@@ -37,6 +38,8 @@ FILE_ONLY: tuple[str, ...] = (
     "redfish-system",
     "redfish-oem-nvidia",
     "redfish-straps",
+    "redfish-bios",
+    "redfish-inventory-ofed",
 )
 """Views read from saved files or Redfish only (Redfish lives on the BMC, not on the host)."""
 KNOWN_VIEWS: tuple[str, ...] = (*SSH_COMMANDS, *FILE_ONLY)
