@@ -110,12 +110,17 @@ def evaluate(s: ScenarioSpec, r: Resolved, local_batch: int, tl: StepTimeline) -
         notes.append(
             f"data stall: loader limited by {stall.limited_by} ({stall.load_s * 1e3:.1f} ms per batch)"
         )
-    over = budget.utilisation - 1.0
+    # Loader workers are sized to the machine: they use at most the cores left to them (the rest
+    # of their demand became the data stall above). What still exceeds the cores is time-sliced.
+    loading = min(budget.host_demand.get("data_loading", 0.0), loader_cores)
+    over = (budget.training_cores + other + loading) / budget.host_cores - 1.0
     interference = 0.0
     if over > 0:
         cpu_critical = tl.breakdown_s.get("overhead", 0.0)
         if r.fabric.transport == "tcp":
             cpu_critical += sum(v for k, v in tl.breakdown_s.items() if k.startswith("comm:dp"))
         interference = cpu_critical * over
-        notes.append(f"host CPU over-committed {budget.utilisation:.0%}: interference with training threads")
+        notes.append(
+            f"host CPU over-committed by {over:.0%}: infrastructure threads slow the training threads"
+        )
     return HostEffects(budget, stall, interference, tuple(notes))
