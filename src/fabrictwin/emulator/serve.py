@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import uvicorn
+import uvloop
 
 from fabrictwin.emulator.app import EmulatorApp
 from fabrictwin.emulator.fleet import AGGREGATOR, Fleet, bmc_address, platform_address
@@ -150,7 +151,7 @@ def start_fleet(settings: EmulatorSettings) -> FleetHandle:
     socks = open_sockets(fleet)
     app = EmulatorApp(fleet)
     server = _server(app)
-    loop = asyncio.new_event_loop()
+    loop = uvloop.new_event_loop()
     ready = threading.Event()
 
     def main() -> None:
@@ -191,7 +192,7 @@ def run_fleet(settings: EmulatorSettings) -> None:
     app = EmulatorApp(fleet)
     server = _server(app)
     try:
-        asyncio.run(server.serve(sockets=socks))
+        uvloop.run(server.serve(sockets=socks))  # libuv loop: ~2x the requests/s of asyncio's
     finally:
         for sock in socks:
             sock.close()
