@@ -124,6 +124,23 @@ def get(kind: str, entry_id: str) -> Spec:
     return _entries("nic" if kind == "dpu" else kind)[entry_id]
 
 
+SEARCH_ORDER: Final = ("system", "gpu", "cpu", "nic", "switch", "fabric", "model")
+"""Kinds searched by :func:`find`, in order."""
+
+
+def find(entry_id: str) -> tuple[str, Spec]:
+    """The kind and entry of ``entry_id``, whatever its kind (ids are unique across kinds).
+
+    Raises:
+        UnknownId: no kind has this id; the message suggests the closest ids of any kind.
+    """
+    for kind in SEARCH_ORDER:
+        if entry_id in _entries(kind):
+            return kind, _entries(kind)[entry_id]
+    every = [key for kind in SEARCH_ORDER for key in _entries(kind)]
+    raise UnknownId(f"{entry_id!r} is not in the catalog; {suggest(entry_id, every)}")
+
+
 def _typed(kind: str, entry_id: str, cls: type[T]) -> T:
     entry = get(kind, entry_id)
     assert isinstance(entry, cls)  # guaranteed by _SPEC_OF; narrows the type for callers
@@ -187,6 +204,7 @@ __all__ = [
     "cpu",
     "entries",
     "fabric",
+    "find",
     "get",
     "gpu",
     "ids",

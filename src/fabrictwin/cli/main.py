@@ -24,7 +24,7 @@ app = typer.Typer(
 )
 
 # Modules under fabrictwin.cli that add commands; each has register(app).
-COMMAND_MODULES: tuple[str, ...] = ("design", "policy", "doctor", "twin", "fleet")
+COMMAND_MODULES: tuple[str, ...] = ("design", "policy", "doctor", "twin", "fleet", "catalog")
 
 
 def _register_all() -> None:
