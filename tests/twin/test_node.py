@@ -94,6 +94,11 @@ def test_cache_hits_remove_remote_reads_and_decode_can_be_the_limit() -> None:
     assert stall.stall_s == pytest.approx(0.1)
 
 
+def test_checkpoint_writes_are_capped_by_the_storage_system() -> None:
+    # 2.45 TB over 2048 servers at 12 GB/s would take 0.1 s; Tectonic absorbs 2 TB/s: 1.225 s.
+    assert checkpoint_seconds(14 * 175e9, 2048, 12e9, aggregate_Bps=2e12) == pytest.approx(1.225)
+
+
 def test_checkpoint_time_splits_over_servers() -> None:
     assert checkpoint_seconds(14 * 175e9, nodes=1024, write_Bps_per_node=10e9) == pytest.approx(
         0.239, rel=1e-2

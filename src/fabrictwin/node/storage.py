@@ -64,12 +64,15 @@ def data_stall(need: PipelineNeed, rates: LoaderRates, step_s: float, prefetch_d
     return DataStall(load_s, stall, limited)
 
 
-def checkpoint_seconds(checkpoint_bytes: float, nodes: int, write_Bps_per_node: float) -> float:
-    """Time to write one checkpoint, every server writing its shard in parallel.
+def checkpoint_seconds(
+    checkpoint_bytes: float, nodes: int, write_Bps_per_node: float, aggregate_Bps: float = float("inf")
+) -> float:
+    """Time to write one checkpoint (a blocking burst), every server writing its shard in
+    parallel, capped by what the storage system absorbs in total.
 
     Raises:
         ValueError: no nodes or no write bandwidth.
     """
-    if nodes < 1 or write_Bps_per_node <= 0:
-        raise ValueError("need nodes >= 1 and a positive write bandwidth")
-    return checkpoint_bytes / (nodes * write_Bps_per_node)
+    if nodes < 1 or write_Bps_per_node <= 0 or aggregate_Bps <= 0:
+        raise ValueError("need nodes >= 1 and positive write bandwidths")
+    return checkpoint_bytes / min(nodes * write_Bps_per_node, aggregate_Bps)

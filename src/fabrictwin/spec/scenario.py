@@ -108,6 +108,9 @@ class DataSpec(Spec):
     line rate; DGX SuperPOD RA asks > 40 GB/s per DGX H100 with GDS, fabric-and-network-models.md 3.5)."""
     storage_write_Bps: BytesPerS = 12e9
     """Write bandwidth per server for checkpoints, bytes/s."""
+    storage_aggregate_write_Bps: BytesPerS = 2e12
+    """Write bandwidth of the whole storage system, bytes/s (Meta Tectonic for Llama 3: 2 TB/s
+    sustained, 7 TB/s peak; host-and-dpu-offload-figures.md F-01)."""
     protocol: Literal["nfs", "nvmeof", "local"] = "nfs"
     """Storage client protocol on the host."""
     gpudirect_storage: bool = False

@@ -17,6 +17,7 @@ from typing import Any
 
 from fabrictwin.errors import Infeasible
 from fabrictwin.node.cpu import CpuBudget
+from fabrictwin.node.storage import checkpoint_seconds
 from fabrictwin.spec.scenario import ScenarioSpec
 from fabrictwin.timeline.compute import peak_flops
 from fabrictwin.timeline.failures import Goodput, expected_wall_time
@@ -227,7 +228,12 @@ def _finish(
     step: float,
 ) -> SimulationResult:
     steps = math.ceil(s.job.samples_to_train / s.job.global_batch)
-    ckpt_s = CHECKPOINT_BYTES_PER_PARAM * r.workload.params / (s.cluster.nodes * s.data.storage_write_Bps)
+    ckpt_s = checkpoint_seconds(
+        CHECKPOINT_BYTES_PER_PARAM * r.workload.params,
+        s.cluster.nodes,
+        s.data.storage_write_Bps,
+        s.data.storage_aggregate_write_Bps,
+    )
     good = expected_wall_time(
         steps * step,
         failures_per_gpu_hour=s.reliability.failures_per_gpu_hour,
