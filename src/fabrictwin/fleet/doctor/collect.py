@@ -26,6 +26,7 @@ EMULATOR_VIEWS: tuple[str, ...] = (
     "flint-q",
     "dmesg",
     "rshim-misc",
+    "bmc-rshim-misc",
     "systemctl-status-rshim",
     "ofed-info-s",
 )

@@ -86,7 +86,14 @@ class Facts:
 
     @cached_property
     def rshim(self) -> tuple[dict[str, Line], list[Line]]:
-        return parse_rshim_misc(self.text("rshim-misc"))
+        """Host RShim settings, and the log of whichever side owns RShim (host, else BMC)."""
+        settings, log = parse_rshim_misc(self.text("rshim-misc"))
+        _, bmc_log = parse_rshim_misc(self.text("bmc-rshim-misc"), "bmc-rshim-misc")
+        return settings, log + bmc_log
+
+    def rshim_grep(self, pattern: str) -> list[Line]:
+        """RShim log lines matching ``pattern`` from the host and the BMC side."""
+        return self.grep("rshim-misc", pattern) + self.grep("bmc-rshim-misc", pattern)
 
     @cached_property
     def oem(self) -> dict[str, object]:

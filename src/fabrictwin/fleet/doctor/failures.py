@@ -13,7 +13,7 @@ from fabrictwin.fleet.doctor.parsers import Line, field_value, parse_json
 
 
 def psc_error(f: Facts) -> Finding | None:
-    ev = f.grep("rshim-misc", r"PSC error|PSC BR_EXIT timeout")
+    ev = f.rshim_grep(r"PSC error|PSC BR_EXIT timeout")
     fix = "Boot ROM/PSC failure: cold power cycle via the BMC; if it persists, push a BFB over RShim or RMA"
     return find(
         "psc-error", 10, "fault", "BlueField boot ROM (PSC) failed", ev, fix, "1.9 PSC/boot ROM failure"
@@ -21,7 +21,7 @@ def psc_error(f: Facts) -> Finding | None:
 
 
 def secure_boot(f: Facts) -> Finding | None:
-    ev = f.grep("rshim-misc", r"Failed to boot 'ubuntu0'|Failed to boot 'NET-NIC|Start PXE over IPv4")
+    ev = f.rshim_grep(r"Failed to boot 'ubuntu0'|Failed to boot 'NET-NIC|Start PXE over IPv4")
     # the OS entry failing alone is a missing OS; secure boot shows the fall-through to network boot
     if not any("ubuntu0" in ln.text for ln in ev) or not any(
         "NET-NIC" in ln.text or "PXE" in ln.text for ln in ev
@@ -43,7 +43,7 @@ def secure_boot(f: Facts) -> Finding | None:
 
 
 def kernel_panic(f: Facts) -> Finding | None:
-    ev = f.grep("rshim-misc", r"Kernel panic|OsCrashDump") + f.grep("redfish-system", r"OsCrashDump")
+    ev = f.rshim_grep(r"Kernel panic|OsCrashDump") + f.grep("redfish-system", r"OsCrashDump")
     fix = (
         "Arm kernel panicked: collect the crash dump from the BMC (LogServices/Dump), reinstall the "
         "BFB if it repeats"
@@ -80,8 +80,8 @@ def rshim_conflict(f: Facts) -> Finding | None:
     )
     return find(
         "rshim-owned-elsewhere",
-        34,
-        "fault",
+        37,
+        "config",
         "RShim already attached by another backend",
         ev,
         fix,
@@ -145,8 +145,8 @@ _INSTALL: tuple[tuple[str, str, str, str], ...] = (
 def installer(f: Facts) -> list[Finding]:
     out: list[Finding] = []
     for i, (cause, pattern, title, fix) in enumerate(_INSTALL):
-        ev = f.grep("bfb-install-log", pattern) + f.grep("rshim-misc", pattern)
-        found = find(cause, 44 + i, "fault", title, ev, fix, "1.9 install failures")
+        ev = f.grep("bfb-install-log", pattern) + f.rshim_grep(pattern)
+        found = find(cause, 30 + i, "fault", title, ev, fix, "1.9 install failures")
         if found:
             out.append(found)
     return out

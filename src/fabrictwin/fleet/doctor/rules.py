@@ -168,7 +168,7 @@ def link_type_ib(f: Facts) -> Finding | None:
     ev += [ln.line for ln in f.links if ln.name.startswith("ib")]
     fix = "Ports run InfiniBand (netdevs are ib*): set LINK_TYPE_P1/P2=2 (ETH) and reset, or use the IB names"
     return find(
-        "link-type-ib", 32, "config", "Ports are in InfiniBand mode, not Ethernet", ev, fix, "2.6 row 6"
+        "link-type-ib", 35, "config", "Ports are in InfiniBand mode, not Ethernet", ev, fix, "2.6 row 6"
     )
 
 
@@ -187,7 +187,7 @@ def rshim_absent(f: Facts) -> Finding | None:
     )
     return find(
         "rshim-disabled",
-        36,
+        38,
         "config",
         "Host RShim disabled or absent",
         ev,

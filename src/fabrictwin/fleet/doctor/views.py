@@ -40,8 +40,9 @@ FILE_ONLY: tuple[str, ...] = (
     "redfish-straps",
     "redfish-bios",
     "redfish-inventory-ofed",
+    "bmc-rshim-misc",
 )
-"""Views read from saved files or Redfish only (Redfish lives on the BMC, not on the host)."""
+"""Views read from saved files, Redfish or the BMC shell only (they live on the BMC, not the host)."""
 KNOWN_VIEWS: tuple[str, ...] = (*SSH_COMMANDS, *FILE_ONLY)
 
 
