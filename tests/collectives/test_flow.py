@@ -76,6 +76,8 @@ def test_a_degraded_host_link_slows_the_whole_ring_and_a_failed_spine_link_is_ro
     topo = topology_for(ctx)
     base = estimate(ctx, "all_reduce", 2**30, algorithm="ring", fidelity="flow").time_s[0]
     host_link = int(np.flatnonzero(topo.link_src == topo.endpoint_of(3, 0))[0])
-    half = ctx.model_copy(update={"topology": topo.with_capacity([host_link], topo.capacity_Bps[host_link] / 2)})
+    half = ctx.model_copy(
+        update={"topology": topo.with_capacity([host_link], topo.capacity_Bps[host_link] / 2)}
+    )
     degraded = estimate(half, "all_reduce", 2**30, algorithm="ring", fidelity="flow").time_s[0]
     assert degraded == pytest.approx(2 * base, rel=0.05)  # a ring runs at its slowest hop

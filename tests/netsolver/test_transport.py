@@ -53,7 +53,8 @@ def test_tcp_pays_a_retransmission_timeout_on_tail_loss_and_rdma_does_not():
     assert tcp.rto_penalty_s(1000, 1e-3) == pytest.approx((1 - (1 - 1e-3) ** 1000) * TCP_RTO_MIN_S)
     assert transport_model(catalog.fabric("ib-ndr")).rto_penalty_s(1000, 1e-3) == 0.0
     # Mathis: 8948 B / 50 us x sqrt(1.5) / sqrt(0.01) = 2.19 GB/s of the 5.25 GB/s stream
-    assert tcp.goodput_fraction(1e-2, rtt_s=50e-6) == pytest.approx(8948 / 50e-6 * math.sqrt(1.5) / 0.1 / 5.25e9)
+    mathis = 8948 / 50e-6 * math.sqrt(1.5) / 0.1
+    assert tcp.goodput_fraction(1e-2, rtt_s=50e-6) == pytest.approx(mathis / 5.25e9)
     assert tcp.goodput_fraction(1e-4, rtt_s=50e-6) == 1.0  # window-limited rate above the stream cap
 
 
