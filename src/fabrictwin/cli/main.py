@@ -24,7 +24,7 @@ app = typer.Typer(
 )
 
 # Modules under fabrictwin.cli that add commands; each has register(app).
-COMMAND_MODULES: tuple[str, ...] = ("design", "policy", "doctor", "twin", "fleet", "catalog")
+COMMAND_MODULES: tuple[str, ...] = ("design", "policy", "doctor", "twin", "fleet", "catalog", "collective")
 
 
 def _register_all() -> None:
