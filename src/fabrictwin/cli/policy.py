@@ -16,6 +16,7 @@ from fabrictwin.fleet.policy import (
     compile_policy,
     deploy_policy,
     load_policy,
+    snap_plan,
     trace_packet,
 )
 
@@ -48,10 +49,16 @@ def register(app: typer.Typer) -> None:
         path: Path = typer.Argument(..., help="Policy YAML."),
         server: str = typer.Option("", help="Only this server."),
     ) -> None:
-        """Print the compiled pipeline of each server (ovs-ofctl dump-flows style)."""
-        for name, pipe in compile_policy(load_policy(path)).items():
+        """Print the compiled pipeline of each server (ovs-ofctl dump-flows style) and its SNAP devices."""
+        spec = load_policy(path)
+        devices = snap_plan(spec)
+        for name, pipe in compile_policy(spec).items():
             if not server or server == name:
                 Console().print(pipe.render(), highlight=False, soft_wrap=True, markup=False)
+                for dev in (d for d in devices if d.server == name):
+                    Console().print(
+                        f"# snap {dev.volume}: {dev.text}", highlight=False, soft_wrap=True, markup=False
+                    )
 
     @policy.command("deploy")
     def deploy(

@@ -103,9 +103,11 @@ class Match:
     def describe(self) -> str:
         """ovs-ofctl-like text of the match."""
         parts: list[str] = []
+        # on an uplink the VNI is the VXLAN header's; elsewhere it is the VPC register set by classify
+        vni_key = "tun_id" if self.in_port is not None else "reg_vni"
         for key, value in (
             ("in_port", self.in_port),
-            ("tun_id", self.vni),
+            (vni_key, self.vni),
             ("reg_src_vm", self.src_vm),
             ("reg_dst_vm", self.dst_vm),
             ("reg_tun_id", self.tunnel_vni),
