@@ -136,3 +136,24 @@ def test_the_catalog_page_lists_every_id() -> None:
     for kind in ("gpu", "cpu", "nic", "switch", "fabric", "system", "model"):
         missing = [i for i in catalog.ids(kind) if f"`{i}`" not in page]
         assert not missing, f"docs/models/catalog.md does not list {kind} {missing}"
+
+
+def test_the_package_root_loads_the_catalog_only_on_first_use() -> None:
+    # the control plane imports the package root and must not load the model core
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, fabrictwin\n"
+        "assert 'fabrictwin.catalog' not in sys.modules\n"
+        "fabrictwin.load_cluster\n"
+        "assert 'fabrictwin.catalog' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_package_root_rejects_unknown_names() -> None:
+    import fabrictwin
+
+    with pytest.raises(AttributeError, match="has no attribute 'catalgo'"):
+        fabrictwin.catalgo  # noqa: B018

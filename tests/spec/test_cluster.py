@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 import fabrictwin
+from fabrictwin.catalog import load_cluster
 from fabrictwin.errors import SpecError
-from fabrictwin.spec.cluster import DEFAULT_ROUTING, ClusterSpec, load_cluster
+from fabrictwin.spec.cluster import DEFAULT_ROUTING, ClusterSpec
 
 MINIMAL = """\
 system: dgx-h100

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import functools
 from importlib import resources
+from pathlib import Path
 from typing import Final, Generic, TypeVar
 
 from fabrictwin.errors import NotFound, SpecError
 from fabrictwin.spec.base import Spec
+from fabrictwin.spec.cluster import ClusterSpec
 from fabrictwin.spec.hardware import CpuSpec, FabricSpec, GpuSpec, NicSpec, SwitchSpec, SystemSpec
-from fabrictwin.spec.load import load_mapping
+from fabrictwin.spec.load import load_mapping, load_model
 from fabrictwin.spec.refs import KINDS, register_resolver, suggest
 from fabrictwin.spec.workload import ModelSpec
 
@@ -197,6 +199,20 @@ RESOLVER: Final = _CatalogResolver()
 
 register_resolver(RESOLVER)
 
+
+def load_cluster(source: str | Path, *, text: str | None = None) -> ClusterSpec:
+    """Load a cluster file (or ``text``, named ``source`` in messages), checked against this catalog.
+
+    It lives here rather than in ``spec`` because checking ids needs the catalog, which sits
+    above ``spec`` in the layers.
+
+    Raises:
+        SpecError: the file breaks a rule (located by file, line and YAML path), including
+            unknown catalog ids (with a did-you-mean) and choices the named hardware cannot do.
+    """
+    return load_model(source, ClusterSpec, text=text, context={"catalog": RESOLVER})
+
+
 __all__ = [
     "RESOLVER",
     "CatalogFile",
@@ -208,6 +224,7 @@ __all__ = [
     "get",
     "gpu",
     "ids",
+    "load_cluster",
     "model",
     "nic",
     "parse_entries",

@@ -12,7 +12,6 @@ from rich.table import Table
 
 from fabrictwin import catalog
 from fabrictwin.spec.base import Spec
-from fabrictwin.spec.cluster import load_cluster
 
 KINDS = ("gpu", "cpu", "nic", "switch", "fabric", "system", "model")
 
@@ -73,7 +72,7 @@ def register(app: typer.Typer) -> None:
     @group.command("check")
     def check(path: Annotated[Path, typer.Argument(help="A cluster YAML file.")]) -> None:
         """Validate a cluster file against the specs and the catalog."""
-        cluster = load_cluster(path)
+        cluster = catalog.load_cluster(path)
         compute = cluster.fabric.compute
         typer.echo(f"{path}: ok - {cluster.nodes} x {cluster.system} on {compute.link}")
 

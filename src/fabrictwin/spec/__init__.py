@@ -11,7 +11,6 @@ from fabrictwin.spec.cluster import (
     Fabrics,
     OobFabric,
     StorageFabric,
-    load_cluster,
 )
 from fabrictwin.spec.hardware import (
     CpuSpec,
@@ -63,7 +62,6 @@ __all__ = [
     "SystemSpec",
     "Watts",
     "YamlDocument",
-    "load_cluster",
     "load_mapping",
     "load_model",
     "load_text",

@@ -9,21 +9,20 @@ A cluster file looks like::
       storage: {link: roce-200g}
     dpu: {model: bf3-b3220, mode: dpu, offloads: [ovs, ipsec]}
 
-Ids are checked against the catalog with a did-you-mean; when the catalog is available
+Load one with :func:`fabrictwin.load_cluster` (``fabrictwin.catalog.load_cluster``), which
+validates against the catalog. Ids are checked with a did-you-mean; when the catalog is available
 (:mod:`fabrictwin.spec.refs`), choices are also checked against the hardware they name (SHARP
 needs an InfiniBand fabric with SHARP switches, adaptive routing needs switches that do it, ...).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from fabrictwin.spec.base import Spec
 from fabrictwin.spec.hardware import FabricSpec, SwitchSpec
-from fabrictwin.spec.load import load_model
 from fabrictwin.spec.refs import DpuId, LinkId, NicId, SwitchId, SystemId, lookup
 
 Topology = Literal["fat-tree", "rail-optimized"]
@@ -184,15 +183,3 @@ class ClusterSpec(Spec):
     """Compute, storage and out-of-band networks."""
     dpu: DpuConfig = DpuConfig()
     """North-south DPUs; none by default."""
-
-
-def load_cluster(
-    source: str | Path, *, text: str | None = None, context: dict[str, Any] | None = None
-) -> ClusterSpec:
-    """Load a cluster file (or ``text``) as a :class:`ClusterSpec`.
-
-    Raises:
-        SpecError: the file breaks a rule (located by file, line and YAML path), including
-            unknown catalog ids (with a did-you-mean) and choices the named hardware cannot do.
-    """
-    return load_model(source, ClusterSpec, text=text, context=context)

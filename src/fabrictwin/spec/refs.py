@@ -7,9 +7,11 @@ validation time:
 1. ``context={"catalog": resolver}`` passed to ``model_validate`` (or to
    :func:`fabrictwin.spec.load.load_model`) wins;
 2. otherwise the resolver registered with :func:`register_resolver`; :mod:`fabrictwin.catalog`
-   registers itself when imported, and ``import fabrictwin`` imports it;
+   registers itself when imported (also on first use of ``fabrictwin.catalog`` or
+   ``fabrictwin.load_cluster``; the package root loads it lazily so the control plane never does);
 3. with neither, ids are accepted unchecked (only when ``fabrictwin.spec`` is used without the
-   catalog, e.g. in isolated unit tests of a spec class).
+   catalog, e.g. in isolated unit tests of a spec class). ``fabrictwin.catalog.load_cluster``
+   passes the catalog explicitly, so cluster files are always checked.
 
 Kinds: ``gpu``, ``cpu``, ``nic``, ``dpu`` (the NICs of kind ``dpu``), ``switch``, ``fabric``,
 ``system``, ``model``.
