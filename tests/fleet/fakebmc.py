@@ -7,6 +7,7 @@ flag, and a count of SimpleUpdate POSTs each device accepted. The real emulator
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -130,7 +131,10 @@ class FakeFleet:
     def _authorized(self, request: httpx.Request) -> bool:
         if request.url.path.endswith("/SessionService/Sessions") and request.method == "POST":
             return bool(json.loads(request.content).get("Password") == self.password)
-        return request.headers.get("X-Auth-Token") == "tok" or "Authorization" in request.headers
+        if request.headers.get("X-Auth-Token") == "tok":
+            return True
+        basic = request.headers.get("Authorization", "").removeprefix("Basic ")
+        return bool(basic) and base64.b64decode(basic).decode() == f"root:{self.password}"
 
     def _platform(self, d: FakeDpu, method: str, path: str, body: dict[str, Any]) -> httpx.Response:
         if path.endswith("/SessionService/Sessions"):

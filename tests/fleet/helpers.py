@@ -32,8 +32,9 @@ def rollout_spec(name: str = "r1", *, previous: bool = True, **constraints: Any)
         if previous
         else None,
         constraints=Constraints(**constraints),
-        # Matches the fake: 1.3 GB at 5 MB/s = 260 s transfer, 1040 s install+boot.
-        durations=DurationModel(install_s=915.0, boot_s=125.0),
+        # Matches the fake: no scheduler (drain 0 s), 1.3 GB at 5 MB/s = 260 s transfer,
+        # 1040 s install + boot, verify and undrain are single requests (0 s).
+        durations=DurationModel(drain_s=0.0, install_s=915.0, boot_s=125.0, verify_s=0.0, undrain_s=0.0),
     )
 
 

@@ -58,7 +58,7 @@ def test_a_503_is_retried_with_doubling_back_off_then_succeeds() -> None:
     assert body == {"PowerState": "On"} and sleeps == [0.2]
 
 
-def test_bad_credentials_fail_at_once_naming_device_uri_status_and_message_id() -> None:
+def test_bad_credentials_fail_without_retries_naming_device_uri_status_and_message_id() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return error(401, "Base.1.18.1.ResourceAtUriUnauthorized", "Invalid username or password")
 
@@ -66,8 +66,9 @@ def test_bad_credentials_fail_at_once_naming_device_uri_status_and_message_id() 
         call(handler)
     exc = info.value
     assert (exc.device, exc.status, exc.code) == ("dpu7", 401, "Base.1.18.1.ResourceAtUriUnauthorized")
-    assert exc.uri.endswith("/redfish/v1/SessionService/Sessions")
-    assert str(exc).startswith("dpu7 http://bmc-7.test/redfish/v1/SessionService/Sessions: Invalid username")
+    # the session was refused, Basic auth was tried on the resource itself, and refused too
+    assert exc.uri == "http://bmc-7.test/redfish/v1/Systems/Bluefield"
+    assert str(exc).startswith("dpu7 http://bmc-7.test/redfish/v1/Systems/Bluefield: Invalid username")
 
 
 def test_a_busy_bmc_is_temporary_and_a_missing_resource_permanent() -> None:

@@ -22,6 +22,8 @@ MAX_TEMPORARY = 8
 """Temporary errors in a row before a device is failed (about 4 min at the 30 s poll)."""
 OS_RUNNING = "OsIsRunning"
 """Arm steady state in DPU mode (reference 1.5 step 5, 7.2)."""
+BOOTING = frozenset({"Off", "BootRom", "BL2", "BL31", "UEFI", "OsStarting", "FirmwareUpdateInProgress"})
+"""Transient ``OemLastState`` values on the way to ``OsIsRunning`` (reference 1.5 step 5)."""
 
 
 @dataclass
@@ -67,7 +69,7 @@ async def _drain(s: DeviceState, ctx: Ctx) -> DeviceState:
     if ctx.ref.node:
         await ctx.drain.drain(ctx.ref.node, f"fabrictwin rollout {ctx.spec.name}")
     ctx.log("drain", node=ctx.ref.node)
-    return s.to("draining", ctx.now, ctx.now + ctx.spec.durations.drain_s)
+    return s.to("draining", ctx.now)  # an idle node drains at once; a busy one is polled
 
 
 async def _draining(s: DeviceState, ctx: Ctx) -> DeviceState:
@@ -94,20 +96,24 @@ async def _adopt(s: DeviceState, ctx: Ctx, image: ImageSpec) -> DeviceState | No
     return None
 
 
-async def _still_on(ctx: Ctx, image: ImageSpec) -> bool:
-    system = await ctx.bmc.system()
-    return system.arm_state == OS_RUNNING and await ctx.bmc.version("DPU_OS") == image.version
-
-
 async def _push(s: DeviceState, ctx: Ctx) -> DeviceState:
     image = ctx.image(s)
     if ctx.check_before_push:
         adopted = await _adopt(s, ctx, image)
         if adopted is not None:
             return adopted
-    elif s.image == "previous" and await _still_on(ctx, image):
-        ctx.log("unchanged", version=image.version)  # the failed push never replaced the OS
-        return s.to("verify", ctx.now)
+    elif s.image == "previous":
+        system = await ctx.bmc.system()
+        d = ctx.spec.durations
+        settling = ctx.now - s.since < 2 * d.boot_s
+        if system.arm_state in BOOTING and settling:
+            return s.later(ctx.now + d.poll_s)  # the Arm restarts after an aborted push; look again
+        version = await ctx.bmc.version("DPU_OS") if system.arm_state == OS_RUNNING else ""
+        if not version and system.arm_state == OS_RUNNING and settling:
+            return s.later(ctx.now + d.poll_s)  # the BMC learns Arm versions ~2 min after boot (1.7)
+        if version == image.version:
+            ctx.log("unchanged", version=image.version)  # the failed push never replaced the OS
+            return s.to("verify", ctx.now)
     await ctx.bmc.enable_bmc_rshim()
     task = await ctx.bmc.simple_update(image.uri, image.protocol)
     ctx.log("push", image=image.version, task=task.uri)

@@ -149,6 +149,7 @@ class BmcSession:
         self.username = username
         self.password = password
         self.token: str | None = None
+        self.basic_only = False
         self._login_lock = asyncio.Lock()
 
     def _basic(self) -> str:
@@ -161,23 +162,29 @@ class BmcSession:
         Raises :class:`AuthError` on bad credentials and :class:`TemporaryError` when unreachable.
         """
         async with self._login_lock:
-            if self.token:
+            if self.token or self.basic_only:
                 return
             body = {"UserName": self.username, "Password": self.password}
             url = f"{self.base}/redfish/v1/SessionService/Sessions"
-            resp = await self.http.send(self.device, "POST", url, json=body)
+            try:
+                resp = await self.http.send(self.device, "POST", url, json=body)
+            except PermanentError:
+                # No session service (some platform BMCs): Basic auth on every request instead;
+                # wrong credentials then fail on that request with the same AuthError.
+                self.basic_only = True
+                return
             self.token = resp.headers.get("X-Auth-Token")
 
     async def request(self, method: str, path: str, body: Any = None) -> httpx.Response:
         """Authenticated request to ``path`` (absolute Redfish path); re-logs in once on 401."""
-        if self.token is None:
+        if self.token is None and not self.basic_only:
             await self.login()
         url = path if path.startswith("http") else f"{self.base}{path}"
         headers = {"X-Auth-Token": self.token} if self.token else {"Authorization": self._basic()}
         try:
             return await self.http.send(self.device, method, url, json=body, headers=headers)
         except AuthError:
-            if not self.token:
+            if not self.token or self.basic_only:
                 raise
             self.token = None  # the session may have expired (BMC reboot drops sessions)
             await self.login()
