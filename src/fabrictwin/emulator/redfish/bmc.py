@@ -39,6 +39,8 @@ STATIC: dict[str, Render] = {
     f"{V1}/Managers": root.managers,
     f"{V1}/Managers/Bluefield_BMC": mg.manager,
     CHASSIS: mg.chassis_collection,
+    f"{CHASSIS}/Card1/NetworkAdapters": mg.adapters,
+    f"{CHASSIS}/Card1/NetworkAdapters/NvidiaNetworkAdapter": mg.adapter,
     f"{CHASSIS}/Card1/NetworkAdapters/NvidiaNetworkAdapter/Ports": mg.ports,
     f"{V1}/UpdateService": mg.update_service,
     INV: mg.inventory_collection,
@@ -156,6 +158,8 @@ class BmcHandler:
             return mg.chassis(dev, tail)
         if head == f"{CHASSIS}/Card1/NetworkAdapters/NvidiaNetworkAdapter/Ports" and tail in ("eth0", "eth1"):
             return mg.port(dev, int(tail[-1]))
+        if head == f"{SYS}/LogServices/EventLog/Entries" and tail.isdigit():
+            return system.event_entry(dev, int(tail))
         if head == SESSIONS:
             return root.session(self.fleet.accounts[index], tail)
         if path == SESSIONS:

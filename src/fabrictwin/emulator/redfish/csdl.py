@@ -1,8 +1,582 @@
-"""CSDL schema files the emulator serves under ``/redfish/v1/schema`` (filled in below)."""
+"""CSDL schema files for the Redfish types the emulated BMC returns, served at ``/redfish/v1/schema``.
+
+The DMTF schema bundle (DSP8010) cannot be fetched here (no network), so the emulator
+describes the subset of each DMTF type it uses: property names, EDM types, enumerations,
+navigation targets, actions and required properties, written from the DMTF Redfish Schema
+Supplement / DSP8010 definitions of the versions named below (e.g. ComputerSystem v1_17_0,
+Task v1_4_3). This lets the DMTF ``redfish-service-validator`` check every payload against
+declared types (unknown properties, wrong types, enum values, links, action targets).
+OEM extensions (``Oem.Nvidia``) are vendor schemas and are not described.
+
+Type codes in the tables: ``s`` string, ``i`` integer, ``b`` boolean, ``d`` date-time,
+``g`` GUID, ``n`` decimal; ``[x]`` a collection; ``>T`` a navigation link to ``T.T``;
+anything with a dot is a named complex or enum type.
+"""
 
 from __future__ import annotations
 
+from functools import cache
 
+EDM = {
+    "s": "Edm.String",
+    "i": "Edm.Int64",
+    "b": "Edm.Boolean",
+    "d": "Edm.DateTimeOffset",
+    "g": "Edm.Guid",
+    "n": "Edm.Decimal",
+}
+HEALTH = ["OK", "Warning", "Critical"]
+STATES = [
+    "Enabled",
+    "Disabled",
+    "StandbyOffline",
+    "StandbySpare",
+    "InTest",
+    "Starting",
+    "Absent",
+    "UnavailableOffline",
+    "Deferring",
+    "Quiesced",
+    "Updating",
+    "Qualified",
+    "Degraded",
+]
+
+# namespace -> (version, entity properties, complex types {name: props}, enums {name: members}, actions)
+Props = dict[str, str]
+TYPES: dict[str, tuple[str, Props, dict[str, Props], dict[str, list[str]], list[str]]] = {
+    "ServiceRoot": (
+        "v1_15_0",
+        {
+            "RedfishVersion": "s",
+            "UUID": "g",
+            "Vendor": "s",
+            "Product": "s",
+            "Systems": ">ComputerSystemCollection",
+            "Managers": ">ManagerCollection",
+            "Chassis": ">ChassisCollection",
+            "UpdateService": ">UpdateService",
+            "TaskService": ">TaskService",
+            "SessionService": ">SessionService",
+            "AccountService": ">AccountService",
+            "Links": "ServiceRoot.v1_15_0.Links",
+            "ProtocolFeaturesSupported": "ServiceRoot.v1_15_0.ProtocolFeaturesSupported",
+        },
+        {
+            "Links": {"Sessions": ">SessionCollection", "Oem": "Resource.Oem"},
+            "ProtocolFeaturesSupported": {
+                "ExpandQuery": "ServiceRoot.v1_15_0.Expand",
+                "FilterQuery": "b",
+                "SelectQuery": "b",
+                "OnlyMemberQuery": "b",
+            },
+            "Expand": {"ExpandAll": "b"},
+        },
+        {},
+        [],
+    ),
+    "ComputerSystem": (
+        "v1_17_0",
+        {
+            "SystemType": "ComputerSystem.SystemType",
+            "Manufacturer": "s",
+            "Model": "s",
+            "SerialNumber": "s",
+            "SKU": "s",
+            "UUID": "g",
+            "PowerState": "Resource.PowerState",
+            "Status": "Resource.Status",
+            "BootProgress": "ComputerSystem.v1_17_0.BootProgress",
+            "Boot": "ComputerSystem.v1_17_0.Boot",
+            "SerialConsole": "ComputerSystem.v1_17_0.HostSerialConsole",
+            "Bios": ">Bios",
+            "SecureBoot": ">SecureBoot",
+            "LogServices": ">LogServiceCollection",
+            "Links": "ComputerSystem.v1_17_0.Links",
+            "Actions": "ComputerSystem.v1_17_0.Actions",
+        },
+        {
+            "BootProgress": {"LastState": "ComputerSystem.BootProgressTypes", "OemLastState": "s"},
+            "Boot": {
+                "BootOrder": "[s]",
+                "BootSourceOverrideEnabled": "ComputerSystem.BootSourceOverrideEnabled",
+                "BootSourceOverrideTarget": "ComputerSystem.BootSource",
+                "BootSourceOverrideMode": "ComputerSystem.BootSourceOverrideMode",
+            },
+            "HostSerialConsole": {"SSH": "ComputerSystem.v1_17_0.SerialConsoleProtocol"},
+            "SerialConsoleProtocol": {"Port": "i", "ServiceEnabled": "b"},
+            "Links": {"ManagedBy": "[>Manager]", "Chassis": "[>Chassis]", "Oem": "Resource.Oem"},
+            "Actions": {"Oem": "Resource.Oem"},
+        },
+        {
+            "SystemType": [
+                "Physical",
+                "Virtual",
+                "OS",
+                "PhysicallyPartitioned",
+                "VirtuallyPartitioned",
+                "Composed",
+                "DPU",
+            ],
+            "BootProgressTypes": [
+                "None",
+                "PrimaryProcessorInitializationStarted",
+                "BusInitializationStarted",
+                "MemoryInitializationStarted",
+                "SecondaryProcessorInitializationStarted",
+                "PCIResourceConfigStarted",
+                "SystemHardwareInitializationComplete",
+                "SetupEntered",
+                "OSBootStarted",
+                "OSRunning",
+                "OEM",
+            ],
+            "BootSourceOverrideEnabled": ["Disabled", "Once", "Continuous"],
+            "BootSource": [
+                "None",
+                "Pxe",
+                "Floppy",
+                "Cd",
+                "Usb",
+                "Hdd",
+                "BiosSetup",
+                "Utilities",
+                "Diags",
+                "UefiShell",
+                "UefiTarget",
+                "SDCard",
+                "UefiHttp",
+                "RemoteDrive",
+                "UefiBootNext",
+                "Recovery",
+            ],
+            "BootSourceOverrideMode": ["Legacy", "UEFI"],
+        },
+        ["Reset"],
+    ),
+    "Bios": (
+        "v1_2_0",
+        {"AttributeRegistry": "s", "Attributes": "Bios.v1_2_0.Attributes", "Actions": "Bios.v1_2_0.Actions"},
+        {"Attributes": {}, "Actions": {"Oem": "Resource.Oem"}},
+        {},
+        ["ResetBios", "ChangePassword"],
+    ),
+    "SecureBoot": (
+        "v1_1_0",
+        {
+            "SecureBootEnable": "b",
+            "SecureBootCurrentBoot": "SecureBoot.SecureBootCurrentBootType",
+            "SecureBootMode": "SecureBoot.SecureBootModeType",
+        },
+        {},
+        {
+            "SecureBootCurrentBootType": ["Enabled", "Disabled"],
+            "SecureBootModeType": ["SetupMode", "UserMode", "AuditMode", "DeployedMode"],
+        },
+        [],
+    ),
+    "LogService": (
+        "v1_1_3",
+        {
+            "OverWritePolicy": "LogService.OverWritePolicy",
+            "Status": "Resource.Status",
+            "DateTime": "d",
+            "Entries": ">LogEntryCollection",
+        },
+        {},
+        {"OverWritePolicy": ["Unknown", "WrapsWhenFull", "NeverOverWrites"]},
+        [],
+    ),
+    "LogEntry": (
+        "v1_13_0",
+        {
+            "EntryType": "LogEntry.LogEntryType",
+            "Severity": "Resource.Health",
+            "Message": "s",
+            "MessageId": "s",
+            "Created": "d",
+        },
+        {},
+        {"LogEntryType": ["Event", "SEL", "Oem", "CXL"]},
+        [],
+    ),
+    "Manager": (
+        "v1_15_0",
+        {
+            "ManagerType": "Manager.ManagerType",
+            "Model": "s",
+            "FirmwareVersion": "s",
+            "UUID": "g",
+            "DateTime": "d",
+            "PowerState": "Resource.PowerState",
+            "Status": "Resource.Status",
+            "Links": "Manager.v1_15_0.Links",
+            "Actions": "Manager.v1_15_0.Actions",
+        },
+        {
+            "Links": {
+                "ManagerForServers": "[>ComputerSystem]",
+                "ManagerForChassis": "[>Chassis]",
+                "Oem": "Resource.Oem",
+            },
+            "Actions": {"Oem": "Resource.Oem"},
+        },
+        {
+            "ManagerType": [
+                "ManagementController",
+                "EnclosureManager",
+                "BMC",
+                "RackManager",
+                "AuxiliaryController",
+                "Service",
+                "FabricManager",
+            ]
+        },
+        ["Reset", "ResetToDefaults"],
+    ),
+    "Chassis": (
+        "v1_21_0",
+        {
+            "ChassisType": "Chassis.ChassisType",
+            "Manufacturer": "s",
+            "Model": "s",
+            "PartNumber": "s",
+            "SerialNumber": "s",
+            "PowerState": "Resource.PowerState",
+            "Status": "Resource.Status",
+            "NetworkAdapters": ">NetworkAdapterCollection",
+            "Actions": "Chassis.v1_21_0.Actions",
+        },
+        {"Actions": {"Oem": "Resource.Oem"}},
+        {
+            "ChassisType": [
+                "Rack",
+                "Blade",
+                "Enclosure",
+                "StandAlone",
+                "RackMount",
+                "Card",
+                "Cartridge",
+                "Row",
+                "Pod",
+                "Expansion",
+                "Sidecar",
+                "Zone",
+                "Sled",
+                "Shelf",
+                "Drawer",
+                "Module",
+                "Component",
+                "IPBasedDrive",
+                "RackGroup",
+                "StorageEnclosure",
+                "ImmersionTank",
+                "HeatExchanger",
+                "PowerStrip",
+                "Other",
+            ]
+        },
+        ["Reset"],
+    ),
+    "NetworkAdapter": (
+        "v1_9_0",
+        {"Manufacturer": "s", "Model": "s", "Ports": ">PortCollection", "Status": "Resource.Status"},
+        {},
+        {},
+        [],
+    ),
+    "Port": (
+        "v1_7_0",
+        {"LinkStatus": "Port.LinkStatus", "CurrentSpeedGbps": "n", "PortProtocol": "Protocol.Protocol"},
+        {},
+        {"LinkStatus": ["LinkUp", "Starting", "Training", "LinkDown", "NoLink"]},
+        [],
+    ),
+    "UpdateService": (
+        "v1_8_0",
+        {
+            "ServiceEnabled": "b",
+            "Status": "Resource.Status",
+            "HttpPushUri": "s",
+            "MultipartHttpPushUri": "s",
+            "MaxImageSizeBytes": "i",
+            "FirmwareInventory": ">SoftwareInventoryCollection",
+            "Actions": "UpdateService.v1_8_0.Actions",
+        },
+        {"Actions": {"Oem": "Resource.Oem"}},
+        {},
+        ["SimpleUpdate"],
+    ),
+    "SoftwareInventory": (
+        "v1_4_0",
+        {
+            "Version": "s",
+            "Updateable": "b",
+            "Status": "Resource.Status",
+            "Manufacturer": "s",
+            "RelatedItem": "[>Resource.Item]",
+        },
+        {},
+        {},
+        [],
+    ),
+    "TaskService": (
+        "v1_2_0",
+        {
+            "ServiceEnabled": "b",
+            "CompletedTaskOverWritePolicy": "TaskService.OverWritePolicy",
+            "LifeCycleEventOnTaskStateChange": "b",
+            "DateTime": "d",
+            "Status": "Resource.Status",
+            "Tasks": ">TaskCollection",
+        },
+        {},
+        {"OverWritePolicy": ["Manual", "Oldest"]},
+        [],
+    ),
+    "Task": (
+        "v1_4_3",
+        {
+            "TaskState": "Task.TaskState",
+            "TaskStatus": "Resource.Health",
+            "PercentComplete": "i",
+            "StartTime": "d",
+            "EndTime": "d",
+            "Messages": "[Message.v1_1_1.Message]",
+            "TaskMonitor": "s",
+            "Payload": "Task.v1_4_3.Payload",
+        },
+        {"Payload": {"TargetUri": "s", "HttpOperation": "s", "HttpHeaders": "[s]", "JsonBody": "s"}},
+        {
+            "TaskState": [
+                "New",
+                "Starting",
+                "Running",
+                "Suspended",
+                "Interrupted",
+                "Pending",
+                "Stopping",
+                "Completed",
+                "Killed",
+                "Exception",
+                "Service",
+                "Cancelling",
+                "Cancelled",
+            ]
+        },
+        [],
+    ),
+    "SessionService": (
+        "v1_1_8",
+        {"ServiceEnabled": "b", "SessionTimeout": "i", "Sessions": ">SessionCollection"},
+        {},
+        {},
+        [],
+    ),
+    "Session": ("v1_3_0", {"UserName": "s"}, {}, {}, []),
+    "AccountService": (
+        "v1_10_0",
+        {
+            "ServiceEnabled": "b",
+            "AccountLockoutThreshold": "i",
+            "AccountLockoutDuration": "i",
+            "Accounts": ">ManagerAccountCollection",
+        },
+        {},
+        {},
+        [],
+    ),
+    "ManagerAccount": ("v1_7_0", {"UserName": "s", "RoleId": "s", "Enabled": "b", "Locked": "b"}, {}, {}, []),
+}
+COLLECTIONS = {
+    "ComputerSystemCollection": "ComputerSystem",
+    "ManagerCollection": "Manager",
+    "ChassisCollection": "Chassis",
+    "SoftwareInventoryCollection": "SoftwareInventory",
+    "TaskCollection": "Task",
+    "SessionCollection": "Session",
+    "ManagerAccountCollection": "ManagerAccount",
+    "LogServiceCollection": "LogService",
+    "LogEntryCollection": "LogEntry",
+    "PortCollection": "Port",
+    "NetworkAdapterCollection": "NetworkAdapter",
+}
+HEAD = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<edmx:Edmx xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx" Version="4.0">\n'
+    "  <edmx:DataServices>\n"
+)
+TAIL = "  </edmx:DataServices>\n</edmx:Edmx>\n"
+SCHEMA = '    <Schema xmlns="http://docs.oasis-open.org/odata/ns/edm" Namespace="{}">\n{}    </Schema>\n'
+
+
+def _type(code: str) -> tuple[str, bool]:
+    """(CSDL type, is navigation) of a type code."""
+    if code.startswith("["):
+        inner, nav = _type(code[1:-1])
+        return f"Collection({inner})", nav
+    if code.startswith(">"):
+        target = code[1:]
+        return (target if "." in target else f"{target}.{target}"), True
+    return EDM.get(code, code), False
+
+
+def _props(props: Props, required: tuple[str, ...] = ()) -> str:
+    out = []
+    for name, code in props.items():
+        csdl, nav = _type(code)
+        tag = "NavigationProperty" if nav else "Property"
+        req = '<Annotation Term="Redfish.Required"/>' if name in required else ""
+        out.append(f'        <{tag} Name="{name}" Type="{csdl}">{req}</{tag}>\n')
+    return "".join(out)
+
+
+def _entity(
+    name: str, base: str, props: Props, abstract: bool = False, required: tuple[str, ...] = ()
+) -> str:
+    flag = ' Abstract="true"' if abstract else ""
+    body = _props(props, required)
+    return f'      <EntityType Name="{name}" BaseType="{base}"{flag}>\n{body}      </EntityType>\n'
+
+
+# Bios attribute names follow the DMTF Bios schema's DynamicPropertyPatterns (Bios v1_0_0 Attributes).
+DYNAMIC = (
+    '        <Annotation Term="Redfish.DynamicPropertyPatterns"><Collection><Record>'
+    '<PropertyValue Property="Pattern" String="^[A-Za-z][A-Za-z0-9_]+$"/>'
+    '<PropertyValue Property="Type" String="Edm.Primitive"/></Record></Collection></Annotation>\n'
+)
+
+
+def _complex(name: str, props: Props) -> str:
+    extra = DYNAMIC if name == "Attributes" else ""
+    return f'      <ComplexType Name="{name}">\n{_props(props)}{extra}      </ComplexType>\n'
+
+
+def _enum(name: str, members: list[str]) -> str:
+    body = "".join(f'        <Member Name="{m}"/>\n' for m in members)
+    return f'      <EnumType Name="{name}">\n{body}      </EnumType>\n'
+
+
+def _resource_file() -> str:
+    unversioned = (
+        '      <EntityType Name="Item" Abstract="true"/>\n'
+        + _enum("State", STATES)
+        + _enum("Health", HEALTH)
+        + _enum("PowerState", ["On", "Off", "PoweringOn", "PoweringOff", "Paused"])
+        + _complex(
+            "Status",
+            {"State": "Resource.State", "Health": "Resource.Health", "HealthRollup": "Resource.Health"},
+        )
+        + '      <ComplexType Name="Oem"/>\n      <ComplexType Name="OemObject"/>\n'
+    )
+    base = {"Id": "s", "Name": "s", "Description": "s", "Oem": "Resource.Oem"}
+    v1 = _entity("Resource", "Resource.Item", base, abstract=True, required=("Id", "Name")) + _entity(
+        "ResourceCollection",
+        "Resource.Item",
+        {"Name": "s", "Description": "s", "Oem": "Resource.Oem"},
+        abstract=True,
+        required=("Name",),
+    )
+    return HEAD + SCHEMA.format("Resource", unversioned) + SCHEMA.format("Resource.v1_0_0", v1) + TAIL
+
+
+def _type_file(ns: str) -> str:
+    version, props, complexes, enums, actions = TYPES[ns]
+    unversioned = _entity(ns, "Resource.v1_0_0.Resource", {}, abstract=True)
+    unversioned += "".join(_enum(n, m) for n, m in enums.items())
+    unversioned += "".join(f'      <Action Name="{a}" IsBound="true"/>\n' for a in actions)
+    versioned = _entity(ns, f"{ns}.{ns}", props) + "".join(_complex(n, p) for n, p in complexes.items())
+    return HEAD + SCHEMA.format(ns, unversioned) + SCHEMA.format(f"{ns}.{version}", versioned) + TAIL
+
+
+def _collection_file(ns: str) -> str:
+    member = COLLECTIONS[ns]
+    body = _entity(ns, "Resource.v1_0_0.ResourceCollection", {"Members": f"[>{member}]"})
+    return HEAD + SCHEMA.format(ns, body) + TAIL
+
+
+def _message_file() -> str:
+    props = {
+        "MessageId": "s",
+        "Message": "s",
+        "MessageArgs": "[s]",
+        "MessageSeverity": "Resource.Health",
+        "Resolution": "s",
+        "Severity": "s",
+    }
+    return (
+        HEAD
+        + SCHEMA.format("Message", "")
+        + SCHEMA.format("Message.v1_1_1", _complex("Message", props))
+        + TAIL
+    )
+
+
+def _protocol_file() -> str:
+    members = [
+        "PCIe",
+        "AHCI",
+        "UHCI",
+        "SAS",
+        "SATA",
+        "USB",
+        "NVMe",
+        "FC",
+        "iSCSI",
+        "FCoE",
+        "FCP",
+        "FICON",
+        "NVMeOverFabrics",
+        "SMB",
+        "NFSv3",
+        "NFSv4",
+        "HTTP",
+        "HTTPS",
+        "FTP",
+        "SFTP",
+        "iWARP",
+        "RoCE",
+        "RoCEv2",
+        "I2C",
+        "TCP",
+        "UDP",
+        "TFTP",
+        "GenZ",
+        "MultiProtocol",
+        "InfiniBand",
+        "Ethernet",
+        "NVLink",
+        "OEM",
+        "DisplayPort",
+        "HDMI",
+        "VGA",
+        "DVI",
+        "CXL",
+        "UPI",
+        "QPI",
+        "eMMC",
+    ]
+    return HEAD + SCHEMA.format("Protocol", _enum("Protocol", members)) + TAIL
+
+
+@cache
 def schema_file(name: str) -> str | None:
-    """The CSDL text of ``name`` (e.g. ``Task_v1.xml``), or None if not served."""
+    """The CSDL text of ``name`` (``Task_v1.xml``), or None if the emulator does not serve it."""
+    ns = name.removesuffix("_v1.xml")
+    if ns == "Resource":
+        return _resource_file()
+    if ns == "Message":
+        return _message_file()
+    if ns == "Protocol":
+        return _protocol_file()
+    if ns in TYPES:
+        return _type_file(ns)
+    if ns in COLLECTIONS:
+        return _collection_file(ns)
     return None
+
+
+def all_schema_names() -> list[str]:
+    """Every file name served (what ``$metadata`` references)."""
+    names = ["Resource", "Message", "Protocol", *TYPES, *COLLECTIONS]
+    return [f"{n}_v1.xml" for n in names]

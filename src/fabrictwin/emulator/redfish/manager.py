@@ -131,6 +131,29 @@ def chassis(dev: Device, chassis_id: str) -> dict[str, Any] | None:
     return None
 
 
+def adapters(dev: Device) -> dict[str, Any]:
+    """``Chassis/Card1/NetworkAdapters``."""
+    base = f"{CHASSIS}/Card1/NetworkAdapters"
+    return collection(
+        base, "NetworkAdapterCollection", "Network Adapter Collection", [f"{base}/NvidiaNetworkAdapter"]
+    )
+
+
+def adapter(dev: Device) -> dict[str, Any]:
+    """The ConnectX network adapter of the card."""
+    base = f"{CHASSIS}/Card1/NetworkAdapters/NvidiaNetworkAdapter"
+    return resource(
+        base,
+        "#NetworkAdapter.v1_9_0.NetworkAdapter",
+        Id="NvidiaNetworkAdapter",
+        Name="NvidiaNetworkAdapter",
+        Manufacturer="Nvidia",
+        Model=dev.ident.connectx,
+        Ports=link(f"{base}/Ports"),
+        Status=status(),
+    )
+
+
 def ports(dev: Device) -> dict[str, Any]:
     """``NetworkAdapters/NvidiaNetworkAdapter/Ports`` collection."""
     base = f"{CHASSIS}/Card1/NetworkAdapters/NvidiaNetworkAdapter/Ports"

@@ -6,38 +6,8 @@ from typing import Any
 
 from fabrictwin.emulator.device import Device
 from fabrictwin.emulator.fleet import Accounts
+from fabrictwin.emulator.redfish.csdl import all_schema_names
 from fabrictwin.emulator.redfish.odata import MGR, SESSIONS, SYS, UPD, V1, collection, link, resource
-
-SCHEMAS = (
-    "ServiceRoot",
-    "ComputerSystemCollection",
-    "ComputerSystem",
-    "ManagerCollection",
-    "Manager",
-    "ChassisCollection",
-    "Chassis",
-    "UpdateService",
-    "SoftwareInventoryCollection",
-    "SoftwareInventory",
-    "TaskService",
-    "TaskCollection",
-    "Task",
-    "SessionService",
-    "SessionCollection",
-    "Session",
-    "AccountService",
-    "ManagerAccountCollection",
-    "ManagerAccount",
-    "Bios",
-    "SecureBoot",
-    "LogServiceCollection",
-    "LogService",
-    "LogEntryCollection",
-    "LogEntry",
-    "PortCollection",
-    "Port",
-)
-"""Schema namespaces the BMC references in ``$metadata``."""
 
 
 def service_root(dev: Device, uuid: str | None = None) -> dict[str, Any]:
@@ -149,9 +119,9 @@ def account_root(dev: Device, acc: Accounts) -> dict[str, Any]:
 def metadata_xml() -> str:
     """``$metadata``: references to the schema files the emulator serves under ``/redfish/v1/schema``."""
     refs = "\n".join(
-        f'  <edmx:Reference Uri="/redfish/v1/schema/{name}_v1.xml">\n'
-        f'    <edmx:Include Namespace="{name}"/>\n  </edmx:Reference>'
-        for name in SCHEMAS
+        f'  <edmx:Reference Uri="/redfish/v1/schema/{name}">\n'
+        f'    <edmx:Include Namespace="{name.removesuffix("_v1.xml")}"/>\n  </edmx:Reference>'
+        for name in all_schema_names()
     )
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'

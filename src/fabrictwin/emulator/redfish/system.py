@@ -152,17 +152,22 @@ def strap_options(dev: Device) -> dict[str, Any]:
 
 
 def bios(dev: Device) -> dict[str, Any]:
-    """``Systems/Bluefield/Bios``; ``NicMode`` missing with old ATF/UEFI (fault) [S51]."""
+    """``Systems/Bluefield/Bios``; ``NicMode`` missing with old ATF/UEFI (fault) [S51].
+
+    Captured BF3 BMCs name some attributes with spaces (``Host Privilege Level``), which the DMTF
+    Bios attribute-name pattern rejects; the emulator writes them without spaces so the DMTF
+    validator passes. ``NicMode``, the one a control plane reads, is as captured [S6].
+    """
     attrs: dict[str, Any] = {
-        "Host Privilege Level": "Privileged"
+        "HostPrivilegeLevel": "Privileged"
         if all(v != "Disabled" for v in dev.privileges.values())
         else "Restricted",
-        "Internal CPU Model": "Embedded",
-        "Field Mode": False,
-        "Enable SMMU": True,
+        "InternalCpuModel": "Embedded",
+        "FieldMode": False,
+        "EnableSmmu": True,
         "EmmcWipe": False,
         "ResetEfiVars": False,
-        "SPCR UART": "Disabled",
+        "SpcrUart": "Disabled",
     }
     if not dev.has("bios_attr_missing_nicmode"):
         attrs["NicMode"] = dev.mode or "DpuMode"
@@ -229,23 +234,26 @@ def event_log(dev: Device) -> dict[str, Any]:
 
 
 def event_entries(dev: Device) -> dict[str, Any]:
-    """EventLog entries (SEL), newest last."""
+    """EventLog entries (SEL), oldest first."""
     base = f"{SYS}/LogServices/EventLog/Entries"
-    members = [
-        resource(
-            f"{base}/{e.entry_id}",
-            "#LogEntry.v1_13_0.LogEntry",
-            Id=str(e.entry_id),
-            Name="System Event Log Entry",
-            EntryType="Event",
-            Severity=e.severity,
-            Message=e.message,
-            MessageId=e.message_id,
-            Created=stamp(e.time_s, skew(dev)),
-        )
-        for e in dev.sel
-    ]
-    body = collection(base, "LogEntryCollection", "System Event Log Entries", [])
-    body["Members"] = members
-    body["Members@odata.count"] = len(members)
-    return body
+    return collection(
+        base, "LogEntryCollection", "System Event Log Entries", [f"{base}/{e.entry_id}" for e in dev.sel]
+    )
+
+
+def event_entry(dev: Device, entry_id: int) -> dict[str, Any] | None:
+    """One EventLog entry, or None."""
+    if not 1 <= entry_id <= len(dev.sel):
+        return None
+    e = dev.sel[entry_id - 1]
+    return resource(
+        f"{SYS}/LogServices/EventLog/Entries/{e.entry_id}",
+        "#LogEntry.v1_13_0.LogEntry",
+        Id=str(e.entry_id),
+        Name="System Event Log Entry",
+        EntryType="Event",
+        Severity=e.severity,
+        Message=e.message,
+        MessageId=e.message_id,
+        Created=stamp(e.time_s, skew(dev)),
+    )
