@@ -109,3 +109,18 @@ def test_a_typo_in_the_scenario_exits_2_with_the_location(tmp_path: Path) -> Non
     )
     assert proc.returncode == 2
     assert "bad.yaml:2" in proc.stderr and "fabrik" in proc.stderr
+
+
+def test_the_demo_writes_the_claims_report(tmp_path: Path) -> None:
+    from fabrictwin import demo
+
+    report = demo.main(tmp_path / "claims")
+    text = report.read_text()
+    for needle in (
+        "resnet50: seed claims 6.5 h -> 4.2 h",
+        "bert-large",
+        "## DPU offload",
+        "ib-ndr x8 + SHARP",
+    ):
+        assert needle in text
+    assert (tmp_path / "claims" / "resnet50-ib-ndr.trace.json").exists()

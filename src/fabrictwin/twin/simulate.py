@@ -142,9 +142,10 @@ def _memory(s: ScenarioSpec, r: Resolved, lay: Layout) -> MemoryBudget:
     w = r.workload
     attn = 0.0
     if w.family == "transformer" and w.hidden:
-        attn = (
-            5 * w.heads * w.tokens_per_sample / w.hidden / (34 + 5 * w.heads * w.tokens_per_sample / w.hidden)
-        )
+        # Share of the catalog's activations that is the 5 a s^2 attention term (Korthikanti eq. 1):
+        # what exceeds 34 h bytes per token per layer; 0 when the catalog already leaves it out.
+        per_token_layer = w.activation_bytes_per_sample / (w.layers * w.tokens_per_sample)
+        attn = max(0.0, per_token_layer - 34.0 * w.hidden) / per_token_layer
     budget = memory_budget(
         params=w.params,
         activation_bytes_per_sample=w.activation_bytes_per_sample,
