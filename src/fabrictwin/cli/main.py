@@ -24,7 +24,16 @@ app = typer.Typer(
 )
 
 # Modules under fabrictwin.cli that add commands; each has register(app).
-COMMAND_MODULES: tuple[str, ...] = ("design", "policy", "doctor", "twin", "fleet", "catalog", "collective")
+COMMAND_MODULES: tuple[str, ...] = (
+    "design",
+    "policy",
+    "doctor",
+    "twin",
+    "fleet",
+    "catalog",
+    "collective",
+    "emulator",
+)
 
 
 def _register_all() -> None:
