@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from fabrictwin.netsolver.maxmin import Method
 from fabrictwin.netsolver.progression import Progress, progress
 from fabrictwin.topology import Topology, route
 
@@ -49,6 +50,7 @@ def step(
     *,
     qps: int = 1,
     seed: int = 0,
+    method: Method = "auto",
 ) -> StepResult:
     """Run ``src_ep[i] -> dst_ep[i]`` transfers of ``chunk_bytes`` each to completion.
 
@@ -59,7 +61,7 @@ def step(
     rt = route(topo, src_ep, dst_ep, policy, qps=qps, seed=seed)
     cap = np.asarray(topo.capacity_Bps, dtype=np.float64)
     used = rt.matrix.getnnz(axis=0) > 0
-    result = progress(rt.matrix[:, used], cap[used], rt.fraction * chunk_bytes, flow_S=rt.flow)
+    result = progress(rt.matrix[:, used], cap[used], rt.fraction * chunk_bytes, flow_S=rt.flow, method=method)
     host_cap = float(cap[used].min())
     return StepResult(result.makespan_s, chunk_bytes / host_cap, result)
 
@@ -74,11 +76,13 @@ def shift_step(
     return step(topo, src, (src + shift) % e, chunk_bytes, policy, qps=qps, seed=seed)
 
 
-def ring_step(topo: Topology, chunk_bytes: float, policy: str, *, qps: int = 1, seed: int = 0) -> StepResult:
+def ring_step(
+    topo: Topology, chunk_bytes: float, policy: str, *, qps: int = 1, seed: int = 0, method: Method = "auto"
+) -> StepResult:
     """The inter-node hops of one step of NCCL's rings on a rail-optimized fabric: on every
     rail, node k sends to node k+1 (the successor in the ring), all rails at once."""
     k = np.repeat(np.arange(topo.nodes), topo.rails)
     r = np.tile(np.arange(topo.rails), topo.nodes)
     src = topo.endpoint_of(k, r)
     dst = topo.endpoint_of((k + 1) % topo.nodes, r)
-    return step(topo, src, dst, chunk_bytes, policy, qps=qps, seed=seed)
+    return step(topo, src, dst, chunk_bytes, policy, qps=qps, seed=seed, method=method)
