@@ -6,7 +6,7 @@ there. Every cross reference (a VM's VPC, server, security groups; a peering; a 
 checked here, so a policy that loads is internally consistent.
 
 Units: rates are bits/s line rates (``*_bps``), sizes bytes; YAML may write ``25Gb/s`` or
-``1TiB`` (converted once here with :func:`fabrictwin.units.parse_quantity`).
+``1TiB`` (converted once by the field types of :mod:`fabrictwin.spec.quantity`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,11 @@ from fabrictwin.spec.quantity import BitsPerS, Bytes
 Protocol = Literal["any", "tcp", "udp", "icmp"]
 Name = str
 
-# VXLAN Network Identifier is a 24-bit field (RFC 7348 section 5); 0 is kept for the underlay.
+# VXLAN Network Identifier is a 24-bit field (RFC 7348 section 5). VNI 0 is left unused here (a
+# design choice, not the RFC's) so an unset VPC register never equals a real VPC.
 VNI_MAX = 2**24 - 1
+PORT_MAX = 65535
+"""TCP/UDP ports are 16-bit fields (RFC 9293 section 3.1, RFC 768)."""
 
 
 def _parse_ports(value: object) -> tuple[int, int]:
@@ -33,7 +36,7 @@ def _parse_ports(value: object) -> tuple[int, int]:
     if isinstance(value, int):
         low = high = value
     elif isinstance(value, str) and value.strip() == "any":
-        return (0, 65535)
+        return (0, PORT_MAX)
     elif isinstance(value, str):
         parts = value.split("-")
         if len(parts) not in (1, 2) or not all(p.strip().isdigit() for p in parts):
@@ -43,8 +46,8 @@ def _parse_ports(value: object) -> tuple[int, int]:
         low, high = int(value[0]), int(value[1])
     else:
         raise ValueError(f"ports {value!r}: write a number, 'low-high' or 'any'")
-    if not 0 <= low <= high <= 65535:
-        raise ValueError(f"ports {value!r}: need 0 <= low <= high <= 65535")
+    if not 0 <= low <= high <= PORT_MAX:
+        raise ValueError(f"ports {value!r}: need 0 <= low <= high <= {PORT_MAX}")
     return (low, high)
 
 
@@ -127,7 +130,7 @@ class Vm(Spec):
     """The server (and so the DPU) hosting the VM."""
     ip: str
     """Overlay IPv4 address, inside the VPC prefix."""
-    vf: int = Field(ge=0, le=1023)
+    vf: int = Field(ge=0)
     """VF index on the server's PF0 (``pf0vf<N>`` representor on the Arm)."""
     security_groups: list[Name] = []
     """Groups applied in order (their rules are concatenated)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 from fabrictwin.fleet.doctor.parsers import (
@@ -44,7 +44,6 @@ class Facts:
     views: Views
     expected_mode: str | None = None
     """What the operator meant to set (``nic``/``dpu``), when they say so."""
-    _cache: dict[str, object] = field(default_factory=dict)
 
     def text(self, name: str) -> str:
         return self.views.texts.get(name, "")

@@ -83,7 +83,11 @@ Runner = Callable[[list[str]], tuple[int, str]]
 
 
 def ssh_runner(timeout_s: float = 60.0) -> Runner:
-    """A runner that calls the system ``ssh`` binary (batch mode: never prompts)."""
+    """A runner that calls the system ``ssh`` binary (batch mode: never prompts).
+
+    ``timeout_s`` is an operational bound per command (dmesg on a busy host takes seconds),
+    not a model constant.
+    """
 
     def run(argv: list[str]) -> tuple[int, str]:
         try:

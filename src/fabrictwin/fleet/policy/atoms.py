@@ -100,6 +100,3 @@ class Grid:
         protocol = PROTOCOLS[p]
         port = int(self.port_starts[q]) if protocol in PORTED else 0
         return int(self.dst_starts[d]), protocol, port
-
-    def count_classes(self, region: BoolArray) -> int:
-        return int(region.sum())

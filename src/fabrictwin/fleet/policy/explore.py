@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from fabrictwin.fleet.policy.atoms import BoolArray, Grid
 from fabrictwin.fleet.policy.compile import CLASSIFY
 from fabrictwin.fleet.policy.tables import Entry, Packet, Pipeline
@@ -105,7 +103,3 @@ class Explorer:
                 hop = (*path, f"wire vni {pkt.vni} {pipe.vtep_ip} -> {remote.vtep_ip}")
                 self._table(label, remote, CLASSIFY, wire, region, hop, depth + 1)
                 return
-
-
-def empty(grid: Grid) -> BoolArray:
-    return np.zeros(grid.shape, dtype=np.bool_)
