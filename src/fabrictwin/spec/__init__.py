@@ -22,6 +22,7 @@ from fabrictwin.spec.hardware import (
     SystemSpec,
 )
 from fabrictwin.spec.load import YamlDocument, load_mapping, load_model, load_text
+from fabrictwin.spec.policy import PolicySpec
 from fabrictwin.spec.quantity import (
     BitsPerS,
     Bytes,
@@ -53,6 +54,7 @@ __all__ = [
     "NicSpec",
     "OffloadEngines",
     "OobFabric",
+    "PolicySpec",
     "Quantity",
     "Seconds",
     "Source",
