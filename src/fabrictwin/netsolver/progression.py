@@ -69,47 +69,65 @@ def progress(
     flow = np.arange(n_s) if flow_S is None else np.asarray(flow_S, dtype=np.int64).ravel()
     caps = None if cap_S is None else np.asarray(cap_S, dtype=np.float64).ravel()
     _check(n_s, size, start, flow)
-    system = None
-    if method in ("auto", "heap"):
-        folded, cap_l = prepare(a, capacity_L, caps)
-        system = HeapSystem(folded, cap_l)
+    rates = _RateSolver(a, capacity_L, caps, method)
     remaining = size.copy()
     finish = np.where(size <= 0, start, np.inf)
     t = float(start.min()) if n_s else 0.0
     events = 0
     initial: FloatArray | None = None
     while np.isinf(finish).any():
-        active = np.flatnonzero(np.isinf(finish) & (start <= t * (1 + _FINISH_REL_TOL)))
-        if system is not None:
-            mask = np.zeros(n_s, dtype=bool)
-            mask[active] = True
-            rate = np.where(mask, system.solve(mask), 0.0)
-        else:
-            rate = _rates(a, capacity_L, caps, active, n_s, method)
+        started = start <= t * (1 + _FINISH_REL_TOL)
+        active = np.flatnonzero(np.isinf(finish) & started)
+        rate = rates(active)
         events += 1
-        if initial is None:
-            initial = rate
-        if np.any(~np.isfinite(rate[active])):
-            raise SpecError("a subflow with bytes to move crosses no link and has no cap")
-        pending = np.flatnonzero(np.isinf(finish) & (start > t * (1 + _FINISH_REL_TOL)))
+        initial = rate if initial is None else initial
         dt_done = remaining[active] / rate[active]
-        dt = float(dt_done.min()) if active.size else np.inf
-        if pending.size:
-            dt = min(dt, float(start[pending].min()) - t)
+        pending = np.flatnonzero(np.isinf(finish) & ~started)
+        dt = min(
+            float(dt_done.min()) if active.size else np.inf,
+            float(start[pending].min()) - t if pending.size else np.inf,
+        )
+        if not np.isfinite(dt):
+            raise SpecError("transfers cannot progress: their rates are zero")
         remaining[active] -= rate[active] * dt
         done = active[dt_done <= dt * (1 + _FINISH_REL_TOL) + 1e-300]
         t += dt
         finish[done] = t
         remaining[done] = 0.0
-    n_f = int(flow.max()) + 1 if n_s else 0
-    finish_f = np.zeros(n_f)
+    finish_f = np.zeros(int(flow.max()) + 1 if n_s else 0)
     np.maximum.at(finish_f, flow, finish)
-    return Progress(
-        finish_S=finish,
-        finish_F=finish_f,
-        initial_rate_S=initial if initial is not None else np.zeros(n_s),
-        events=events,
-    )
+    return Progress(finish, finish_f, initial if initial is not None else np.zeros(n_s), events)
+
+
+class _RateSolver:
+    """Max-min rates of the active subflows; the heap path keeps its arrays between events."""
+
+    def __init__(
+        self, a: sp.csr_matrix, capacity_L: npt.ArrayLike, caps: FloatArray | None, method: Method
+    ) -> None:
+        self.a, self.capacity_L, self.caps, self.method = a, capacity_L, caps, method
+        self.system = HeapSystem(*prepare(a, capacity_L, caps)) if method in ("auto", "heap") else None
+
+    def __call__(self, active: npt.NDArray[np.intp]) -> FloatArray:
+        """Rates (bytes/s) per subflow, 0 for inactive ones.
+
+        Raises:
+            SpecError: an active subflow crosses no link and has no cap.
+        """
+        n_s = self.a.shape[0]
+        rate = np.zeros(n_s)
+        if active.size == 0:
+            return rate
+        if self.system is not None:
+            mask = np.zeros(n_s, dtype=bool)
+            mask[active] = True
+            rate[active] = self.system.solve(mask)[active]
+        else:
+            sub_caps = None if self.caps is None else self.caps[active]
+            rate[active] = solve(self.a[active], self.capacity_L, sub_caps, method=self.method)
+        if np.any(~np.isfinite(rate[active])):
+            raise SpecError("a subflow with bytes to move crosses no link and has no cap")
+        return rate
 
 
 def _check(n_s: int, size: FloatArray, start: FloatArray, flow: npt.NDArray[np.int64]) -> None:
@@ -117,20 +135,3 @@ def _check(n_s: int, size: FloatArray, start: FloatArray, flow: npt.NDArray[np.i
         raise SpecError("size_S, start_S and flow_S need one entry per routing-matrix row")
     if np.any(size < 0) or np.any(start < 0) or np.any(flow < 0):
         raise SpecError("sizes, start times and flow ids must be >= 0")
-
-
-def _rates(
-    a: sp.csr_matrix,
-    capacity_L: npt.ArrayLike,
-    caps: FloatArray | None,
-    active: npt.NDArray[np.intp],
-    n_s: int,
-    method: Method,
-) -> FloatArray:
-    """Rates of the active subflows (0 for the others)."""
-    rate = np.zeros(n_s)
-    if active.size == 0:
-        return rate
-    sub_caps = None if caps is None else caps[active]
-    rate[active] = solve(a[active], capacity_L, sub_caps, method=method)
-    return rate
