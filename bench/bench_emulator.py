@@ -44,7 +44,8 @@ import asyncio, json, socket, sys, uvicorn
 body = json.dumps({"pad": "x" * int(sys.argv[2])}).encode()
 async def app(scope, receive, send):
     await send({"type": "http.response.start", "status": 200,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
 config = uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False, http="httptools")
 socks = []
@@ -173,7 +174,8 @@ def main() -> None:
     emu, base, size = throughput(args.dpus, args.seconds, args.rounds)
     med_e, med_b = statistics.median(emu), statistics.median(base)
     print(
-        f"throughput: {args.dpus} BMCs, GET {PATH} ({size} B), 32 keep-alive connections over 64 BMC addresses"
+        f"throughput: {args.dpus} BMCs, GET {PATH} ({size} B), "
+        "32 keep-alive connections over 64 BMC addresses"
     )
     print(f"  emulator   median {med_e:8.0f} GETs/s  rounds {[round(x) for x in emu]}")
     print(f"  baseline   median {med_b:8.0f} GETs/s  (one-route ASGI app, same stack and body size)")
