@@ -17,15 +17,23 @@ __all__ = [
     "FabricTwinError",
     "Infeasible",
     "NotFound",
+    "ScenarioSpec",
     "SpecError",
     "__version__",
     "catalog",
+    "compare",
     "load_cluster",
+    "load_scenario",
+    "simulate",
 ]
 
 _LAZY: dict[str, tuple[str, str | None]] = {
     "catalog": ("fabrictwin.catalog", None),
     "load_cluster": ("fabrictwin.catalog", "load_cluster"),
+    "ScenarioSpec": ("fabrictwin.spec.scenario", "ScenarioSpec"),
+    "load_scenario": ("fabrictwin.spec.scenario", "load_scenario"),
+    "simulate": ("fabrictwin.twin.simulate", "simulate"),
+    "compare": ("fabrictwin.twin.compare", "compare"),
 }
 
 
