@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from fabrictwin.cli.main import app
@@ -89,3 +90,30 @@ def test_cli_doctor_needs_exactly_one_source_and_a_known_mode() -> None:
         app, ["doctor", "--from-dir", str(SAMPLES / "healthy-dpu"), "--expect-mode", "dp"]
     )
     assert isinstance(bad.exception, SpecError)
+
+
+def test_the_default_runner_calls_the_ssh_binary_with_a_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    from fabrictwin.fleet.doctor.views import ssh_runner
+
+    seen: dict[str, object] = {}
+
+    def fake_run(argv: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
+        seen.update(argv=argv, **kw)
+        return subprocess.CompletedProcess(argv, 0, "MST modules:\n", "")
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    status, out = ssh_runner(timeout_s=5)(["ssh", "h", "--", "mst status -v"])
+    assert (status, out) == (0, "MST modules:\n")
+    assert (
+        seen["argv"] == ["ssh", "h", "--", "mst status -v"]
+        and seen["timeout"] == 5
+        and seen["check"] is False
+    )
+
+    def slow(argv: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
+        raise subprocess.TimeoutExpired(argv, 5)
+
+    monkeypatch.setattr(subprocess, "run", slow)
+    assert ssh_runner(timeout_s=5)(["ssh", "h", "--", "dmesg"])[0] == 124

@@ -91,3 +91,18 @@ def test_cli_trace_prints_every_hop_and_the_reply() -> None:
 def test_the_leak_example_fails_check() -> None:
     result = CliRunner().invoke(app, ["policy", "check", str(EXAMPLES / "leak.yaml")], env={"COLUMNS": "200"})
     assert result.exit_code == 1 and "leak" in result.output
+
+
+def test_cli_trace_output_matches_the_golden_text_at_120_columns() -> None:
+    args = [
+        "policy",
+        "trace",
+        str(EXAMPLES / "cloud.yaml"),
+        "--from",
+        "vm:tenant-a/web-1",
+        "--to",
+        "10.2.0.5:5432/tcp",
+    ]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "120"})
+    golden = (Path(__file__).parent / "golden" / "trace-web1-db1-5432.txt").read_text()
+    assert result.output == golden
