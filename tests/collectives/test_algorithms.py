@@ -120,3 +120,15 @@ def test_host_staging_without_gpudirect_caps_each_nic_at_the_gpu_pcie_rate():
     pcie = context_for("pcie-8gpu", "ib-ndr", nodes=4, gpudirect=False)
     gdr = context_for("pcie-8gpu", "ib-ndr", nodes=4)
     assert net_node_Bps(pcie) <= net_node_Bps(gdr)
+
+
+def test_packet_loss_costs_roce_go_back_n_but_not_infiniband_link_retransmission():
+    sizes = 2**30
+    ib = estimate(context_for("dgx-h100", "ib-ndr", nodes=4, loss_rate=1e-3), "all_reduce", sizes).time_s[0]
+    ib0 = estimate(context_for("dgx-h100", "ib-ndr", nodes=4), "all_reduce", sizes).time_s[0]
+    roce = context_for("dgx-h100", "roce-400g", nodes=4, loss_rate=1e-3)
+    roce0 = context_for("dgx-h100", "roce-400g", nodes=4)
+    assert ib == ib0
+    slow = estimate(roce, "all_reduce", sizes).time_s[0] / estimate(roce0, "all_reduce", sizes).time_s[0]
+    # W = 47.4 GB/s x 3.6 us / 4096 B = 41.6 packets: (1 - 1e-3) / (1 + 40.6e-3) = 0.96 goodput
+    assert 1.02 < slow < 1.06

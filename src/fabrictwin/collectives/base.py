@@ -76,7 +76,8 @@ def nic_rank_Bps(ctx: CommContext) -> float:
     net = ctx.net
     per_port = staged_Bps(net.effective_Bps, ctx.gpu.pcie_Bps, gpudirect=ctx.gpudirect)
     eff = NET_DATA_EFFICIENCY if net.transport != "tcp" else 1.0
-    return ctx.nics_per_rank * per_port * eff * net.goodput_fraction(ctx.loss_rate)
+    rtt_s = max(2.0 * net.latency_s, 1e-6)  # round trip through both end hosts
+    return ctx.nics_per_rank * per_port * eff * net.goodput_fraction(ctx.loss_rate, rtt_s)
 
 
 def net_node_Bps(ctx: CommContext) -> float:

@@ -84,7 +84,8 @@ class CommContext(Spec):
     gpudirect: bool = True
     """GPUDirect RDMA (NIC reads GPU memory); False: staged through host memory."""
     loss_rate: float = Field(default=0.0, ge=0.0, lt=1.0)
-    """Packet loss rate on the fabric (0 for lossless IB / RoCE with PFC)."""
+    """Packet loss rate the transport sees (link errors; congestion drops without PFC).
+    InfiniBand repairs it at the link; RoCE pays Go-back-N, TCP Mathis window halving."""
     topology: Any = None
     """A built topology (fabrictwin.topology) for flow-level fidelity; None: analytic only."""
 

@@ -4,9 +4,11 @@ A transport turns a fabric's line rate into what a collective can use, and charg
 
 * **effective bandwidth** of one NIC port = line rate x fabric efficiency x header efficiency,
   further limited for TCP by the number of socket streams x per-stream (per-core) throughput;
-* **loss**: InfiniBand is lossless (credit-based link flow control, Physical Layer
-  Retransmission on Quantum links; reference fabric-and-network-models.md 4.3); RoCE with
-  PFC is lossless, without it Go-back-N retransmits a whole window per loss; TCP pays
+* **loss**: ``loss_rate`` is the packet loss the transport sees (link errors, or congestion
+  drops where no PFC protects the class). InfiniBand repairs it below the transport (credit-
+  based flow control, Physical Layer Retransmission on Quantum links; reference
+  fabric-and-network-models.md 4.3); RoCE has no link-level retransmission, so Go-back-N
+  resends a whole window per loss (PFC only prevents congestion drops); TCP pays
   Mathis-style window halving and a minimum RTO of 200 ms for tail losses;
 * **routing**: InfiniBand static ftree = D-mod-K single path, adaptive routing = fluid
   multipath; RoCE = per-QP ECMP hashing (more QPs, more entropy); TCP = per-stream ECMP;
@@ -72,6 +74,7 @@ class TransportModel:
     latency_s: float
     """One-way small-message latency through the end hosts and NICs, seconds."""
     lossless: bool
+    """Packet loss is repaired below the transport (InfiniBand PLR), so it costs nothing here."""
     default_routing: RoutingPolicy
     stream_cap_Bps: float
     """Most one connection moves (TCP: streams x per-core rate; RDMA: line rate), bytes/s."""
@@ -88,7 +91,7 @@ class TransportModel:
     def goodput_fraction(self, loss_rate: float, rtt_s: float = 10e-6) -> float:
         """Share of :attr:`effective_Bps` left under a packet loss rate.
 
-        InfiniBand and PFC-protected RoCE are lossless (1.0). RoCE Go-back-N resends the
+        InfiniBand repairs loss at the link (1.0). RoCE Go-back-N resends the
         window after each loss: efficiency (1-p)/(1+(W-1)p) with W the window in packets
         (bandwidth-delay product; Bertsekas & Gallager, Data Networks, 2.4.2). TCP follows
         Mathis et al. (1997) per stream, capped at 1.
@@ -162,7 +165,7 @@ def transport_model(fabric: FabricSpec, *, transport: Transport | None = None) -
         line_Bps=line,
         efficiency=eff,
         latency_s=fabric.latency_s,
-        lossless=kind in ("infiniband", "roce", "spectrum-x"),  # IB credits; RoCE with PFC
+        lossless=kind == "infiniband",  # link-level retransmission (PLR); RoCE has none
         default_routing={"infiniband": "adaptive", "spectrum-x": "adaptive"}.get(kind, "ecmp"),  # type: ignore[arg-type]
         stream_cap_Bps=math.inf,
         cycles_per_byte=0.0,
