@@ -109,3 +109,14 @@ def test_reports_embed_the_plot_and_the_resolved_scenario(tmp_path: Path, make_s
     console = Console(width=160, record=True)
     console.print(comparison_table(rows))
     assert "moved" in console.export_text() or rows[0].result.bottleneck == rows[1].result.bottleneck
+
+
+def test_expert_parallel_ranks_hold_shared_weights_and_their_share_of_experts() -> None:
+    from fabrictwin.twin.resolve import profile
+
+    w = profile(catalog.model("mixtral-8x7b"))
+    expert = (w.params - w.active_params) / (w.experts - w.top_k)
+    shared = w.active_params - w.top_k * expert
+    assert w.params_per_ep_rank(1) == w.params
+    assert w.params_per_ep_rank(8) == pytest.approx(shared + expert)
+    assert shared + w.experts * expert == pytest.approx(w.params)

@@ -58,7 +58,7 @@ class StepConfig:
     @property
     def grad_bytes_per_chunk(self) -> float:
         width = 4.0 if self.precision in ("fp32", "tf32") else 2.0
-        return width * self.workload.params / (self.tp * self.chunks)
+        return width * self.workload.params_per_ep_rank(self.ep) / (self.tp * self.chunks)
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,8 @@ class _Builder:
     def finish_stage(self, s: int) -> None:
         cfg = self.cfg
         comp = f"stage{s}/compute"
-        local = cfg.workload.params / (cfg.tp * cfg.pp) / (cfg.dp if cfg.zero_stage >= 1 else 1)
+        held = cfg.workload.params_per_ep_rank(cfg.ep) / (cfg.tp * cfg.pp)
+        local = held / (cfg.dp if cfg.zero_stage >= 1 else 1)
         opt = self.add(
             f"s{s}/optimizer",
             comp,

@@ -63,6 +63,18 @@ class WorkloadProfile:
     def is_moe(self) -> bool:
         return self.experts > 1
 
+    def params_per_ep_rank(self, ep: int) -> float:
+        """Parameters one expert-parallel rank holds: shared weights plus experts / ep.
+
+        One expert's weights E = (total - active) / (experts - top_k); shared = active - top_k E
+        (e.g. Mixtral 8x7B: E = (46.7 - 12.9) / 6 = 5.6B, shared 1.6B).
+        """
+        if not self.is_moe or ep <= 1 or self.experts == self.top_k:
+            return self.params
+        expert = (self.params - self.active_params) / (self.experts - self.top_k)
+        shared = self.active_params - self.top_k * expert
+        return shared + self.experts * expert / ep
+
 
 def transformer_fwd_flops(active_params: float, layers: int, hidden: int, tokens: int) -> float:
     """Forward FLOPs of one sequence: 2N per token plus attention 2 * L * s * h per token.

@@ -147,7 +147,7 @@ def _memory(s: ScenarioSpec, r: Resolved, lay: Layout) -> MemoryBudget:
         per_token_layer = w.activation_bytes_per_sample / (w.layers * w.tokens_per_sample)
         attn = max(0.0, per_token_layer - 34.0 * w.hidden) / per_token_layer
     budget = memory_budget(
-        params=w.params,
+        params=w.params_per_ep_rank(p.ep),
         activation_bytes_per_sample=w.activation_bytes_per_sample,
         attention_share=attn,
         microbatch=lay.microbatch,
