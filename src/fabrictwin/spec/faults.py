@@ -194,8 +194,10 @@ class Timings(Spec):
     """SCP/rshim push rate, bytes/s (1.1: 896 MiB in 9 min 12 s at 1.62 MiB/s) [S5]."""
     decompress_s: float = 60.0
     """Installer: decompress the tarball, s (7.4: installer 5-15 min in total) [S5] (inference split)."""
-    os_write_s: float = 300.0
-    """Installer: write the Arm OS to eMMC/NVMe, s (inside the 5-15 min installer range)."""
+    os_write_s: float = 540.0
+    """Installer: write the Arm OS to eMMC/NVMe, s. Chosen so the default end-to-end install
+    (transfer + installer + boot) is ~20 min, the default of 7.4 item 1 [S4][S8]; the installer
+    then takes 13 min, inside its 5-15 min range."""
     atf_uefi_s: float = 60.0
     """Installer: ATF/UEFI capsule, s (inside the 5-15 min installer range)."""
     nic_fw_s: float = 120.0
