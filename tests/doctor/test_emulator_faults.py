@@ -4,7 +4,8 @@ Faults left out have no host-side symptom the doctor reads: BMC/transfer/task/au
 (the rollout executor's business), ``rshim_owned_by_host`` (healthy from the host), clock skew
 and SEL floods, ``versions_empty`` (Redfish inventory only), ``golden_image_recovery_available``;
 ``installer_vlan_fail`` only shows when bf.cfg carries BMC credentials, which a Redfish
-SimpleUpdate does not send; ``push_timeout`` only on the host-RShim push path; and
+SimpleUpdate does not send; ``push_timeout`` only on the host-RShim push path;
+``wrong_generation_bfb`` only in the Redfish task (the rollout executor reads it); and
 ``mode_revert_on_fw_reset`` needs an ``mlxfwreset`` the emulator's admin API does not expose.
 """
 

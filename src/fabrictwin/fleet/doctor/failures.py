@@ -134,6 +134,12 @@ _INSTALL: tuple[tuple[str, str, str, str], ...] = (
         "Check VLAN 4040 between Arm and BMC",
     ),
     (
+        "install-corrupt-image",
+        r"INTEGRITY_FAIL|mlx-mkbfb.*(corrupt|error)|Invalid FW Package|bfsbverify.*fail",
+        "BFB image corrupt, unsigned or for another BlueField generation",
+        "Re-download and verify the BFB (checksum, bfsbverify), and use the image of this generation",
+    ),
+    (
         "install-bmc-token",
         r"Failed to get BMC token",
         "Installer rejected by the BMC (bad credentials in bf.cfg)",
@@ -183,4 +189,22 @@ def bios_nicmode_missing(f: Facts) -> Finding | None:
         ev,
         fix,
         "1.9 version mismatch",
+    )
+
+
+def install_stalled(f: Facts) -> Finding | None:
+    ev = f.grep("redfish-system", r'"OemLastState":\s*"FirmwareUpdateInProgress"')
+    if not ev:
+        return None
+    started = f.rshim_grep(r"Start install|Start decomp|Found bf.cfg")
+    finished = f.rshim_grep(r"Linux up|DPU is ready|Installation finished")
+    if started and finished and finished[-1].number > started[-1].number:
+        return None
+    fix = (
+        "A BFB install is running or hung: check the BMC task (TaskState, PercentComplete); installs "
+        "take 10-40 min (reference 7.4). If it stays, cold cycle through the BMC and push again"
+    )
+    title = "BFB install in progress or hung (Arm in FirmwareUpdateInProgress, never ready)"
+    return find(
+        "install-stalled", 27, "fault", title, ev + started[-1:], fix, "1.9 task stall; 7.6 install_hang"
     )

@@ -14,6 +14,7 @@ from fabrictwin.fleet.doctor.facts import BF2_TUPLE, CANONICAL_TUPLES, MODE_PARA
 from fabrictwin.fleet.doctor.failures import (
     bios_nicmode_missing,
     fw_staged,
+    install_stalled,
     installer,
     kernel_panic,
     link_down,
@@ -308,4 +309,5 @@ RULES: tuple[Rule, ...] = (
     nic_mode_by_design,
     version_mismatch,
     bios_nicmode_missing,
+    install_stalled,
 )
