@@ -26,6 +26,7 @@ SIZES = np.array([2.0**10, 2.0**20, 2.0**26, 2.0**30, 2.0**33])
         ("all_to_all", "auto", 8, None),
         ("all_reduce", "auto", 64, None),
         ("all_reduce", "tree", 7, 1),
+        ("all_reduce", "nvls_tree", 16, None),
     ],
 )
 def test_flow_and_analytic_agree_within_2_percent_on_a_non_blocking_fabric(op, algo, nodes, ppn, routing):
@@ -81,3 +82,22 @@ def test_a_degraded_host_link_slows_the_whole_ring_and_a_failed_spine_link_is_ro
     )
     degraded = estimate(half, "all_reduce", 2**30, algorithm="ring", fidelity="flow").time_s[0]
     assert degraded == pytest.approx(2 * base, rel=0.05)  # a ring runs at its slowest hop
+
+
+def test_sharp_flows_agree_with_the_analytic_model_and_feel_a_degraded_host_link():
+    ctx = context_for("dgx-h100", "ib-ndr", nodes=8, ranks_per_node=1, sharp=True)
+    a = estimate(ctx, "all_reduce", SIZES, algorithm="sharp")
+    f = estimate(ctx, "all_reduce", SIZES, algorithm="sharp", fidelity="flow")
+    assert np.max(np.abs(f.time_s / a.time_s - 1)) <= AGREE_TOL
+    topo = topology_for(ctx)
+    uplink = int(np.flatnonzero(topo.link_src == topo.endpoint_of(5, 0))[0])
+    slow = ctx.model_copy(update={"topology": topo.with_capacity([uplink], topo.capacity_Bps[uplink] / 4)})
+    big = estimate(slow, "all_reduce", 2**33, algorithm="sharp", fidelity="flow").time_s[0]
+    assert big == pytest.approx(4 * a.time_s[-1], rel=0.05)
+
+
+def test_nvls_tree_on_roce_feels_ecmp_collisions_in_its_inter_node_trees():
+    roce = _flat_roce(1)
+    ideal = estimate(roce, "all_reduce", 2**33, algorithm="nvls_tree").time_s[0]
+    flow = estimate(roce, "all_reduce", 2**33, algorithm="nvls_tree", fidelity="flow").time_s[0]
+    assert flow > 1.2 * ideal

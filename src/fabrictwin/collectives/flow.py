@@ -13,9 +13,11 @@ all-to-all and send/recv are direct flows.
 
 The algorithm and protocol are chosen by the analytic tuner (NCCL's tuner does not see
 congestion either); latency is the analytic latency; the bandwidth term comes from the flows,
-scaled by the protocol's efficiency. Algorithms without a flow schedule here (NVLS inside a
-server, SHARP in-network reduction, PAT, halving-doubling, hierarchical) keep their analytic
-time: on a non-blocking fabric their network part only loads host links.
+scaled by the protocol's efficiency. NVLSTree = NVLS inside the node + the tree flows between
+nodes; SHARP (CollNet, NVLS+SHARP) = one buffer share up and down each host link (the
+aggregation tree above the leaves is taken as uncontended). Algorithms without a fabric part
+or without a flow schedule here (NVLS on one node, PAT, halving-doubling, hierarchical) keep
+their analytic time.
 
 Legend: ``R`` ring/tree flows, ``L`` links (topology links, then one NVLink link per GPU).
 """
@@ -26,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from fabrictwin.collectives import ring, tree
+from fabrictwin.collectives import nvls, ring, tree
 from fabrictwin.collectives.analytic import Candidate, candidates, evaluate
 from fabrictwin.collectives.base import (
     Op,
@@ -39,12 +41,22 @@ from fabrictwin.collectives.base import (
     tree_edges,
 )
 from fabrictwin.collectives.context import CommContext
+from fabrictwin.collectives.nccl_constants import COLLNET_HOPPER_FACTOR
 from fabrictwin.errors import Infeasible
 from fabrictwin.netsolver.progression import progress
 from fabrictwin.topology import Routing, Topology, build_fat_tree, route
 
-FLOW_ALGORITHMS = ("ring", "tree", "p2p")
+FLOW_ALGORITHMS = ("ring", "tree", "p2p", "nvls_tree", "nvls", "collnet")
 """Algorithms with a flow schedule; the others keep their analytic time."""
+
+
+COLLNET_HOPPER_FACTOR_OF = {
+    "volta": 1.0,
+    "ampere": 1.0,
+    "hopper": COLLNET_HOPPER_FACTOR,
+    "blackwell": COLLNET_HOPPER_FACTOR,
+}
+"""SHARP factor per architecture, as in the analytic model (collectives/collnet.py)."""
 
 
 def topology_for(ctx: CommContext) -> Topology:
@@ -134,8 +146,11 @@ def ring_bandwidth_seconds_per_byte(ctx: CommContext, op: Op, topo: Topology) ->
     return result.makespan_s
 
 
-def tree_bandwidth_seconds_per_byte(ctx: CommContext, topo: Topology) -> float:
-    """Seconds per byte of the double-binary-tree all-reduce bandwidth term, from the flows."""
+def tree_bandwidth_seconds_per_byte(ctx: CommContext, topo: Topology, *, nvlink_chain: bool = True) -> float:
+    """Seconds per byte of the double-binary-tree all-reduce bandwidth term, from the flows.
+
+    ``nvlink_chain=False`` leaves out the intra-node chain (NVLSTree reduces inside the node
+    with NVLS instead; the caller bounds that part)."""
     nch, nodes, ppn = rails_used(ctx), ctx.nodes, ctx.ppn
     tree, parent, child = tree_edges(nodes)
     n_flows = 2 * nch
@@ -150,7 +165,7 @@ def tree_bandwidth_seconds_per_byte(ctx: CommContext, topo: Topology) -> float:
         blocks.append(_collapse(_route(ctx, topo, src, dst), owner, n_flows))
     else:
         blocks.append(sp.csr_matrix((n_flows, topo.n_links)))
-    if ppn > 1:
+    if ppn > 1 and nvlink_chain:
         # intra-node chain, rotated across channels: 2 (ppn-1)/ppn egress per GPU per flow byte
         w = 2.0 * (ppn - 1) / ppn
         blocks.append(sp.csr_matrix(np.full((n_flows, nodes * ppn), w)))
@@ -184,11 +199,35 @@ def all_to_all_seconds_per_byte(ctx: CommContext, topo: Topology) -> float:
     return max(net, nvl)
 
 
+def host_link_seconds_per_byte(ctx: CommContext, topo: Topology) -> float:
+    """Seconds per byte through the host links of an in-network (SHARP) reduction.
+
+    Each rank's rail sends its 1/nch share of the buffer once up to its leaf and receives the
+    reduced share once; the aggregation tree above the leaves carries one reduced stream per
+    link and is taken as uncontended (static SHARP trees on a non-blocking fabric).
+    """
+    nch = rails_used(ctx)
+    k = np.repeat(np.arange(ctx.nodes), nch)
+    r = np.tile(np.arange(nch), ctx.nodes)
+    ep = topo.endpoint_of(k, r)
+    up = np.flatnonzero(np.isin(topo.link_src, ep))
+    down = np.flatnonzero(np.isin(topo.link_dst, ep))
+    cap = link_capacity_Bps(ctx, topo)
+    return float(1.0 / nch / min(cap[up].min(), cap[down].min()))
+
+
 def _seconds_per_byte(ctx: CommContext, op: Op, algo: str, topo: Topology) -> float | None:
     if algo == "ring":
         return ring_bandwidth_seconds_per_byte(ctx, op, topo)
     if algo == "tree" and op == "all_reduce":
         return tree_bandwidth_seconds_per_byte(ctx, topo)
+    if algo in ("nvls_tree", "nvls", "collnet") and op == "all_reduce" and ctx.nodes > 1:
+        intra = 1.0 / nvls.intra_algbw_Bps(ctx, op) if algo != "collnet" else 0.0
+        if algo == "collnet" and ctx.ppn > 1:
+            intra = 2.0 * (ctx.ppn - 1) / ctx.ppn / nvlink_bus_Bps(ctx)
+        if algo == "nvls_tree":
+            return max(intra, tree_bandwidth_seconds_per_byte(ctx, topo, nvlink_chain=False))
+        return max(intra, host_link_seconds_per_byte(ctx, topo) / COLLNET_HOPPER_FACTOR_OF[ctx.arch])
     if algo == "p2p" and op == "all_to_all":
         return all_to_all_seconds_per_byte(ctx, topo)
     return None
