@@ -117,3 +117,18 @@ def test_the_default_runner_calls_the_ssh_binary_with_a_timeout(monkeypatch: pyt
 
     monkeypatch.setattr(subprocess, "run", slow)
     assert ssh_runner(timeout_s=5)(["ssh", "h", "--", "dmesg"])[0] == 124
+
+
+def test_cli_doctor_reads_a_running_emulator_over_http() -> None:
+    import httpx
+
+    from fabrictwin.emulator import serve_fleet
+
+    with serve_fleet(dpus=1, seed=7, time_scale=0) as fleet:
+        fleet.advance(600.0)
+        httpx.post(f"{fleet.admin_url}/admin/devices/0/faults", json={"kind": "mlx5_probe_timeout"})
+        result = CliRunner().invoke(
+            app, ["doctor", "--emulator", fleet.root_url, "--device", "0"], env={"COLUMNS": "250"}
+        )
+    assert result.exit_code == 1, result.output
+    assert "1. fault Host driver probe failed" in result.output and "evidence dmesg:" in result.output

@@ -252,3 +252,19 @@ def test_the_symbolic_check_agrees_with_concrete_traces_on_random_packets(seed: 
             assert hits == {None}
         else:
             assert hits == set(), concrete.outcome
+
+
+def test_a_bare_metal_tenant_host_that_keeps_privileges_fails_the_check(small: PolicySpec) -> None:
+    data = small.model_dump()
+    data["servers"][1].update(zero_trust=False, tenant_host=True)
+    data["servers"][1]["host_privileges"] = {
+        "rshim": False,
+        "fw_update": False,
+        "nv_config": True,
+        "nic_reset": False,
+    }
+    report = check_policy(PolicySpec.model_validate(data))
+    err = next(f for f in report.errors if f.kind == "host-privilege")
+    assert err.subject == "s2" and "nv_config" in err.message and "belongs to a tenant" in err.message
+    data["servers"][1]["host_privileges"]["nv_config"] = False
+    assert check_policy(PolicySpec.model_validate(data)).ok

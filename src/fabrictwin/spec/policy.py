@@ -205,6 +205,8 @@ class Server(Spec):
     """``dpu``: the Arm owns the eswitch (ECPF); ``nic``: the host PF owns it (section 2.1)."""
     zero_trust: bool = False
     """True when the host is restricted (see ``host_privileges``)."""
+    tenant_host: bool = False
+    """True when a tenant owns the host OS (bare metal): the host is then as untrusted as a VM."""
     host_privileges: HostPrivileges = HostPrivileges()
     """Privileges the host keeps; with ``zero_trust`` all default to revoked."""
     vtep_ip: str

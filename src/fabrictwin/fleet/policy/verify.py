@@ -214,7 +214,11 @@ def _structural(index: PolicyIndex) -> list[Finding]:
             kept = ", ".join(kept_privileges(server))
             names = ", ".join(tenants)
             msg = f"{server.name} hosts {names}; the host keeps privileges: {kept} (not zero-trust)"
-            out.append(Finding("warning", "host-privilege", server.name, msg))
+            # a bare-metal tenant owns the host, so a kept privilege is a path out of isolation
+            severity: Severity = "error" if server.tenant_host else "warning"
+            if server.tenant_host:
+                msg += "; the host belongs to a tenant, who can use them to take the card"
+            out.append(Finding(severity, "host-privilege", server.name, msg))
     for tenant in index.policy.tenants:
         for vol in tenant.volumes:
             server = index.servers[index.vms[f"{tenant.name}/{vol.vm}"].vm.server]
