@@ -24,6 +24,8 @@ Legend: ``R`` ring/tree flows, ``L`` links (topology links, then one NVLink link
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
@@ -69,13 +71,15 @@ def topology_for(ctx: CommContext) -> Topology:
         return ctx.topology  # type: ignore[no-any-return]
     if ctx.switch is None:
         raise Infeasible("flow fidelity needs a topology or a switch model to build one")
-    return build_fat_tree(
-        ctx.nodes,
-        ctx.nics_per_node,
-        ctx.switch.ports,
-        ctx.fabric.link_bps,
-        switch_latency_s=ctx.switch.latency_s,
+    return _fat_tree(
+        ctx.nodes, ctx.nics_per_node, ctx.switch.ports, ctx.fabric.link_bps, ctx.switch.latency_s
     )
+
+
+@functools.lru_cache(maxsize=32)
+def _fat_tree(nodes: int, rails: int, radix: int, link_bps: float, switch_latency_s: float) -> Topology:
+    """Built topologies are immutable, so one build serves every estimate on that fabric."""
+    return build_fat_tree(nodes, rails, radix, link_bps, switch_latency_s=switch_latency_s)
 
 
 def link_capacity_Bps(ctx: CommContext, topo: Topology) -> npt.NDArray[np.float64]:
