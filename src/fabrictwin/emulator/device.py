@@ -325,6 +325,10 @@ class Device:
         firmware, pending CEC apply) and the Arm reboots. Warm: the card keeps running (1.8)."""
         drained = cold and not self.has("chassis_no_power_drain")
         self.log(f"host power cycle ({'cold' if drained else 'warm'})")
+        if self.has("mode_revert_on_config_reset"):
+            # The host's NIC-config agent runs ``mlxconfig reset`` before re-applying its own
+            # settings on every boot, which also resets the mode (2.2 caveat) [S59].
+            self.mlxconfig_reset()
         if not drained:
             return
         self.nv_current = dict(self.nv_next)

@@ -112,6 +112,13 @@ BF2_BFB = Image(
     nic="24.39.1002",
     ofed="MLNX_OFED_LINUX-23.10-1.1.8",
 ).sealed()
+BUNDLE_WITH_BMC = replace(
+    NEXT_BFB,
+    name="bf-bundle-2.9.2-31_25.02_ubuntu-22.04_prod-bmc.bfb",
+    bmc="BF-25.10-20",
+    cec="00.02.0195.0000_n02",
+).sealed()
+"""NEXT_BFB with a bf.cfg setting BMC_PASSWORD appended: the installer also updates BMC/CEC (1.4) [S22]."""
 CORRUPT_BFB = replace(
     NEXT_BFB, name="bf-bundle-2.9.2-31_25.02_ubuntu-22.04_prod-corrupt.bfb", checksum="0" * 64
 )
@@ -125,7 +132,8 @@ CEC_PACKAGE = Image(
 ).sealed()
 
 DEFAULT_IMAGES: dict[str, Image] = {
-    img.name: img for img in (CURRENT_BFB, NEXT_BFB, BF2_BFB, CORRUPT_BFB, BMC_PACKAGE, CEC_PACKAGE)
+    img.name: img
+    for img in (CURRENT_BFB, NEXT_BFB, BUNDLE_WITH_BMC, BF2_BFB, CORRUPT_BFB, BMC_PACKAGE, CEC_PACKAGE)
 }
 """Images every emulated fleet serves under ``/images/``."""
 
