@@ -26,51 +26,56 @@ _STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 def register(app: typer.Typer) -> None:
     policy = typer.Typer(help="Tenant isolation policy: check, trace, show, deploy.", no_args_is_help=True)
     app.add_typer(policy, name="policy")
+    policy.command("check")(check)
+    policy.command("trace")(trace)
+    policy.command("show")(show)
+    policy.command("deploy")(deploy)
 
-    @policy.command("check")
-    def check(path: Path = typer.Argument(..., help="Policy YAML."), verbose: bool = False) -> None:
-        """Prove tenant isolation, find rule anomalies, say what zero-trust protects. Exit 1 on errors."""
-        report = check_policy(load_policy(path))
-        render_check(Console(), report, verbose=verbose)
-        if not report.ok:
-            raise typer.Exit(1)
 
-    @policy.command("trace")
-    def trace(
-        path: Path = typer.Argument(..., help="Policy YAML."),
-        source: str = typer.Option(..., "--from", help="Sending VM, e.g. vm:tenant-a/web-1."),
-        destination: str = typer.Option(..., "--to", help="IP:PORT/PROTO, e.g. 10.1.2.3:443/tcp."),
-    ) -> None:
-        """Walk a packet hop by hop through the compiled tables, and its reply."""
-        render_trace(Console(), trace_packet(load_policy(path), source, destination))
+def check(path: Path = typer.Argument(..., help="Policy YAML."), verbose: bool = False) -> None:
+    """Prove tenant isolation, find rule anomalies, say what zero-trust protects. Exit 1 on errors."""
+    report = check_policy(load_policy(path))
+    render_check(Console(), report, verbose=verbose)
+    if not report.ok:
+        raise typer.Exit(1)
 
-    @policy.command("show")
-    def show(
-        path: Path = typer.Argument(..., help="Policy YAML."),
-        server: str = typer.Option("", help="Only this server."),
-    ) -> None:
-        """Print the compiled pipeline of each server (ovs-ofctl dump-flows style) and its SNAP devices."""
-        spec = load_policy(path)
-        devices = snap_plan(spec)
-        for name, pipe in compile_policy(spec).items():
-            if not server or server == name:
-                Console().print(pipe.render(), highlight=False, soft_wrap=True, markup=False)
-                for dev in (d for d in devices if d.server == name):
-                    Console().print(
-                        f"# snap {dev.volume}: {dev.text}", highlight=False, soft_wrap=True, markup=False
-                    )
 
-    @policy.command("deploy")
-    def deploy(
-        path: Path = typer.Argument(..., help="Policy YAML."),
-        out: Path = typer.Option(..., "--out", help="Directory for the per-server artifacts."),
-    ) -> None:
-        """Check, and only if the check passes, write per-server flows and SNAP plans."""
-        result = deploy_policy(load_policy(path), out)
-        console = Console()
-        render_check(console, result.report, verbose=False)
-        for file in result.files:
-            console.print(f"wrote {file}", highlight=False)
+def trace(
+    path: Path = typer.Argument(..., help="Policy YAML."),
+    source: str = typer.Option(..., "--from", help="Sending VM, e.g. vm:tenant-a/web-1."),
+    destination: str = typer.Option(..., "--to", help="IP:PORT/PROTO, e.g. 10.1.2.3:443/tcp."),
+) -> None:
+    """Walk a packet hop by hop through the compiled tables, and its reply."""
+    render_trace(Console(), trace_packet(load_policy(path), source, destination))
+
+
+def show(
+    path: Path = typer.Argument(..., help="Policy YAML."),
+    server: str = typer.Option("", help="Only this server."),
+) -> None:
+    """Print the compiled pipeline of each server (ovs-ofctl dump-flows style) and its SNAP devices."""
+    spec = load_policy(path)
+    devices = snap_plan(spec)
+    console = Console()
+    for name, pipe in compile_policy(spec).items():
+        if not server or server == name:
+            console.print(pipe.render(), highlight=False, soft_wrap=True, markup=False)
+            for dev in (d for d in devices if d.server == name):
+                console.print(
+                    f"# snap {dev.volume}: {dev.text}", highlight=False, soft_wrap=True, markup=False
+                )
+
+
+def deploy(
+    path: Path = typer.Argument(..., help="Policy YAML."),
+    out: Path = typer.Option(..., "--out", help="Directory for the per-server artifacts."),
+) -> None:
+    """Check, and only if the check passes, write per-server flows and SNAP plans."""
+    result = deploy_policy(load_policy(path), out)
+    console = Console()
+    render_check(console, result.report, verbose=False)
+    for file in result.files:
+        console.print(f"wrote {file}", highlight=False)
 
 
 def render_check(console: Console, report: CheckReport, *, verbose: bool) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from fabrictwin.errors import NotFound, SpecError
 from fabrictwin.fleet.policy.compile import CLASSIFY, PolicyIndex, VmRef, compile_policy
-from fabrictwin.fleet.policy.tables import PORTED, Packet, Pipeline
+from fabrictwin.fleet.policy.tables import PORTED, Action, Packet, Pipeline
 from fabrictwin.spec.policy import PolicySpec
 
 EPHEMERAL_PORT = 49152
@@ -105,6 +105,20 @@ def trace_packet(policy: PolicySpec, source: str, destination: str) -> Trace:
     return replace(forward, reply=walk(index, pipelines, responder, back))
 
 
+@dataclass
+class _Cursor:
+    """Where a walk is: server pipeline, packet (with its registers) and table."""
+
+    pipe: Pipeline
+    pkt: Packet
+    table: int | None
+    hops: list[Hop]
+
+
+Ending = tuple[str, str | None]
+"""(outcome text, delivered-to VM key or None)."""
+
+
 def walk(index: PolicyIndex, pipelines: dict[str, Pipeline], src: VmRef, pkt: Packet) -> Trace:
     """Walk ``pkt`` sent by ``src`` until it is delivered, dropped or leaves the provider."""
     pipe = pipelines[src.vm.server]
@@ -119,58 +133,58 @@ def walk(index: PolicyIndex, pipelines: dict[str, Pipeline], src: VmRef, pkt: Pa
             _slow_path(pipe),
         ),
     ]
-    pkt = replace(pkt, in_port=src.port)
-    table = CLASSIFY
+    cur = _Cursor(pipe, replace(pkt, in_port=src.port), CLASSIFY, hops)
     for _ in range(MAX_HOPS):
-        entry = pipe.tables[table].lookup(pkt)
-        if entry is None:  # compile_policy ends every table with a catch-all; keep the guard honest
-            return _end(pkt, hops, f"dropped: miss in table {table}", None)
-        acts = ",".join(a.describe() for a in entry.actions)
-        hops.append(
-            Hop(
-                pipe.server,
-                f"table {table} {pipe.tables[table].name}",
-                acts,
-                entry.origin,
-                pipe.tables[table].enforced_at,
-            )
-        )
-        next_table: int | None = None
-        for action in entry.actions:
-            pkt = action.apply(pkt)
-            if action.kind == "goto":
-                next_table = action.table
-            elif action.kind == "encap":
-                pkt = replace(pkt, vni=action.vni)
-            elif action.kind == "drop":
-                return _end(pkt, hops, f"dropped: {action.reason}", None)
-            elif action.kind == "gateway":
-                hops.append(
-                    Hop(
-                        pipe.server,
-                        f"uplink {action.port}",
-                        "to the provider gateway (leaves the overlay)",
-                        "",
-                        "fabric",
-                    )
-                )
-                return _end(pkt, hops, "to provider gateway", None)
-            elif action.kind == "output" and action.port.startswith("pf0vf"):
-                dst = next(r for r in index.on_server(pipe.server) if r.port == action.port)
-                hops.append(
-                    Hop(pipe.server, f"representor {action.port} -> VF", "delivered", "", _vf_note(pipe))
-                )
-                hops.append(Hop("vm", f"{dst.key} eth0", "receives", "", "tenant VM"))
-                return _end(pkt, hops, f"delivered to {dst.key}", dst.key)
-            elif action.kind == "output":
-                nxt = _cross_wire(pipelines, pipe, pkt, hops)
-                if nxt is None:
-                    return _end(pkt, hops, f"dropped: no server terminates VTEP {pkt.tunnel_dst}", None)
-                pipe, pkt, next_table = nxt[0], nxt[1], CLASSIFY
-        if next_table is None:
-            return _end(pkt, hops, "dropped: entry without a next step", None)
-        table = next_table
-    return _end(pkt, hops, "dropped: hop limit (pipeline loop)", None)
+        ending = _table_step(index, pipelines, cur)
+        if ending is not None:
+            return _end(cur.pkt, cur.hops, *ending)
+    return _end(cur.pkt, cur.hops, "dropped: hop limit (pipeline loop)", None)
+
+
+def _table_step(index: PolicyIndex, pipelines: dict[str, Pipeline], cur: _Cursor) -> Ending | None:
+    """Look the packet up in the current table and run the entry's actions."""
+    assert cur.table is not None
+    table = cur.pipe.tables[cur.table]
+    entry = table.lookup(cur.pkt)
+    if entry is None:  # compile_policy ends every table with a catch-all; keep the guard honest
+        return (f"dropped: miss in table {cur.table}", None)
+    acts = ",".join(a.describe() for a in entry.actions)
+    cur.hops.append(
+        Hop(cur.pipe.server, f"table {cur.table} {table.name}", acts, entry.origin, table.enforced_at)
+    )
+    cur.table = None
+    for action in entry.actions:
+        ending = _act(index, pipelines, cur, action)
+        if ending is not None:
+            return ending
+    return None if cur.table is not None else ("dropped: entry without a next step", None)
+
+
+def _act(index: PolicyIndex, pipelines: dict[str, Pipeline], cur: _Cursor, action: Action) -> Ending | None:
+    """Apply one action; an ending when the packet leaves the pipelines."""
+    cur.pkt = action.apply(cur.pkt)
+    server = cur.pipe.server
+    if action.kind == "goto":
+        cur.table = action.table
+    elif action.kind == "encap":
+        cur.pkt = replace(cur.pkt, vni=action.vni)
+    elif action.kind == "drop":
+        return (f"dropped: {action.reason}", None)
+    elif action.kind == "gateway":
+        leave = "to the provider gateway (leaves the overlay)"
+        cur.hops.append(Hop(server, f"uplink {action.port}", leave, "", "fabric"))
+        return ("to provider gateway", None)
+    elif action.kind == "output" and action.port.startswith("pf0vf"):
+        dst = next(r for r in index.on_server(server) if r.port == action.port)
+        cur.hops.append(Hop(server, f"representor {action.port} -> VF", "delivered", "", _vf_note(cur.pipe)))
+        cur.hops.append(Hop("vm", f"{dst.key} eth0", "receives", "", "tenant VM"))
+        return (f"delivered to {dst.key}", dst.key)
+    elif action.kind == "output":
+        nxt = _cross_wire(pipelines, cur.pipe, cur.pkt, cur.hops)
+        if nxt is None:
+            return (f"dropped: no server terminates VTEP {cur.pkt.tunnel_dst}", None)
+        cur.pipe, cur.pkt, cur.table = nxt[0], nxt[1], CLASSIFY
+    return None
 
 
 def _cross_wire(
