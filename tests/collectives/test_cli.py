@@ -55,3 +55,29 @@ def test_an_impossible_request_exits_with_status_2_and_no_traceback():
     )  # fmt: skip
     assert proc.returncode == 2
     assert "InfiniBand" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_fewer_gpus_than_a_server_holds_run_on_one_node():
+    result = runner.invoke(
+        app,
+        [
+            "collective",
+            "--gpus",
+            "5",
+            "--system",
+            "dgx-h200",
+            "--minbytes",
+            "8G",
+            "--maxbytes",
+            "8G",
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    row = json.loads(result.output)[0]
+    # 5 x H200 with NVLS measures 414.2 GB/s busbw
+    assert row["algorithm"] == "nvls" and abs(row["busbw_GBps"] / 414.2 - 1) < 0.05
+    single = runner.invoke(
+        app, ["collective", "--gpus", "8", "--fidelity", "flow", "--maxbytes", "1M", "--json"]
+    )
+    assert single.exit_code == 0, single.output

@@ -83,19 +83,25 @@ def render(est: CollectiveEstimate, title: str, console: Console) -> None:
     console.print(table)
 
 
-def _layout(gpus: int | None, nodes: int | None, gpus_per_node: int) -> int:
-    """Nodes from --gpus or --nodes.
+def _layout(
+    gpus: int | None, nodes: int | None, gpus_per_node: int, explicit: bool
+) -> tuple[int, int | None]:
+    """(nodes, ranks per node or None for all) from --gpus / --nodes / --gpus-per-node.
+
+    Fewer GPUs than one server holds run on one node (nccl-tests ``-g 4`` on an 8-GPU box).
 
     Raises:
-        SpecError: neither or an uneven split.
+        SpecError: neither given, or an uneven split.
     """
     if nodes is not None:
-        return nodes
+        return nodes, gpus_per_node if explicit else None
     if gpus is None:
         raise SpecError("give --gpus or --nodes")
+    if gpus < gpus_per_node and not explicit:
+        return 1, gpus
     if gpus % gpus_per_node:
         raise SpecError(f"--gpus {gpus} is not a multiple of --gpus-per-node {gpus_per_node}")
-    return gpus // gpus_per_node
+    return gpus // gpus_per_node, gpus_per_node if explicit else None
 
 
 def register(app: typer.Typer) -> None:
@@ -142,11 +148,12 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Predict an NCCL collective over message sizes, like nccl-tests."""
         gpn = gpus_per_node or catalog.system(system).gpus  # ranks per node
+        n_nodes, ppn = _layout(gpus, nodes, gpn, gpus_per_node is not None)
         ctx = context_for(
             system,
             fabric,
-            nodes=_layout(gpus, nodes, gpn),
-            ranks_per_node=gpus_per_node,
+            nodes=n_nodes,
+            ranks_per_node=ppn,
             nics_per_node=nics_per_node,
             transport=transport,  # type: ignore[arg-type]  # checked by CommContext
             sharp=sharp,
