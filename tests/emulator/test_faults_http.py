@@ -323,3 +323,22 @@ def test_an_unknown_fault_is_refused_with_the_reason(fleet):
     assert r.status_code == 400 and "kind" in r.json()["error"]["message"]
     r = httpx.post(f"{fleet.admin_url}/admin/devices/0/faults", json={"kind": "transfer_fail_at"})
     assert r.status_code == 400 and "at_pct" in r.json()["error"]["message"]
+
+
+def test_zero_trust_privileges_apply_at_once_and_stop_host_side_config(fleet, bmcs, h):
+    i = bmcs.take()
+    c = h.rf(fleet, i)
+    url = f"{fleet.admin_url}/admin/devices/{i}/host/mlxconfig"
+    priv = f"{SYS}/Oem/Nvidia/Connectx/ExternalHostPrivileges"
+    r = c.post(f"{priv}/Actions/ExternalHostPrivileges.Set", body={"HostPrivNvGlobal": "Disabled"})
+    assert r.status == 200 and c.get(priv).dict["HostPrivNvGlobal"] == "Disabled"
+    denied = httpx.post(url, json={"set": {"INTERNAL_CPU_OFFLOAD_ENGINE": 1}})
+    assert denied.status_code == 403 and "restricted host" in denied.json()["error"]["message"]
+    assert c.get(f"{SYS}/Bios").dict["Attributes"]["HostPrivilegeLevel"] == "Restricted"
+    c.post(f"{priv}/Actions/ExternalHostPrivileges.Set", body={"HostPrivNvGlobal": "Enabled"})
+    assert httpx.post(url, json={"set": {"INTERNAL_CPU_OFFLOAD_ENGINE": 1}}).status_code == 200
+    c.post(f"{SYS}/Oem/Nvidia/Actions/HostRshim.Set", body={"HostRshim": "Disabled"})
+    assert "SoC Management Interface" in h.host(fleet, i, "lspci")  # needs a power cycle
+    httpx.post(f"{fleet.admin_url}/admin/devices/{i}/host/power", json={"action": "cycle"})
+    assert "SoC Management Interface" not in h.host(fleet, i, "lspci")
+    assert c.get(f"{SYS}/Oem/Nvidia").dict["HostRshim"] == "Disabled"

@@ -141,7 +141,36 @@ def _power(dev: Device, body: dict[str, Any]) -> Response:
     return _json({"host_power": dev.host_power, "arm_state": dev.arm_state})
 
 
+def _denied(dev: Device, names: list[str], fw_reset: bool) -> str:
+    """Why a restricted (zero-trust) host may not do this, or "" (2.5: mlxprivhost) [S45][S64]."""
+    p = dev.privileges
+    if fw_reset and p["HostPrivNicReset"] == "Disabled":
+        return "-E- Reset is not allowed for a restricted host (HostPrivNicReset Disabled)"
+    for name in names:
+        cpu = name.startswith("INTERNAL_CPU")
+        key = (
+            "HostPrivNvInternalCpu"
+            if cpu
+            else "HostPrivNvPort"
+            if name.startswith("LINK_TYPE")
+            else "HostPrivNvHost"
+        )
+        if p[key] == "Disabled" or p["HostPrivNvGlobal"] == "Disabled":
+            return f"-E- Failed to set configuration: {name} is not writable by a restricted host ({key})"
+    return ""
+
+
 def _mlxconfig(dev: Device, body: dict[str, Any]) -> Response:
+    names = (
+        list(body["set"])
+        if isinstance(body.get("set"), dict)
+        else list(dev.nv_next)
+        if body.get("reset")
+        else []
+    )
+    reason = _denied(dev, names, bool(body.get("fw_reset")))
+    if reason:
+        return _error(403, reason)
     if body.get("reset"):
         dev.mlxconfig_reset()
     if isinstance(body.get("set"), dict):
