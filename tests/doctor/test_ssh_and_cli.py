@@ -132,3 +132,29 @@ def test_cli_doctor_reads_a_running_emulator_over_http() -> None:
         )
     assert result.exit_code == 1, result.output
     assert "1. fault Host driver probe failed" in result.output and "evidence dmesg:" in result.output
+
+
+def test_cli_doctor_all_lists_the_first_cause_of_every_emulated_dpu() -> None:
+    import httpx
+
+    from fabrictwin.emulator import serve_fleet
+
+    with serve_fleet(dpus=3, seed=7, time_scale=0) as fleet:
+        fleet.advance(600.0)
+        httpx.post(f"{fleet.admin_url}/admin/devices/1/faults", json={"kind": "nic_health_compromised"})
+        httpx.post(f"{fleet.admin_url}/admin/devices/2/faults", json={"kind": "link_type_ib"})
+        result = CliRunner().invoke(
+            app, ["doctor", "--emulator", fleet.root_url, "--all"], env={"COLUMNS": "200"}
+        )
+    assert result.exit_code == 1, result.output
+    rows = [line for line in result.output.splitlines() if line.startswith("│ ")]
+    assert len(rows) == 3
+    assert "nic-health" in rows[1] and "link-type-ib" in rows[2] and " ok " in rows[0]
+    assert "ok: 1" in result.output
+
+
+def test_cli_doctor_all_needs_the_emulator() -> None:
+    from fabrictwin.errors import SpecError
+
+    result = CliRunner().invoke(app, ["doctor", "--from-dir", str(SAMPLES / "healthy-dpu"), "--all"])
+    assert isinstance(result.exception, SpecError) and "--emulator only" in str(result.exception)

@@ -57,27 +57,67 @@ def from_emulator(
     Raises:
         DeviceError: the emulator's fleet listing cannot be read or does not know ``device``.
     """
-    return asyncio.run(_collect(root_url, device, username, password, transport))
+    return asyncio.run(_collect(root_url, device, (username, password), transport))
 
 
-async def _collect(root_url: str, device: int | str, username: str, password: str, transport: Any) -> Views:
+def fleet_from_emulator(
+    root_url: str,
+    *,
+    username: str = "root",
+    password: str = "0penBmc",
+    concurrency: int = 64,
+    transport: Any = None,
+) -> list[Views]:
+    """Views of every DPU the emulator serves, collected concurrently (``concurrency`` requests).
+
+    Raises:
+        DeviceError: the emulator's fleet listing cannot be read.
+    """
+    return asyncio.run(_collect_fleet(root_url, (username, password), concurrency, transport))
+
+
+async def _collect(root_url: str, device: int | str, creds: tuple[str, str], transport: Any) -> Views:
     async with Http(concurrency=8, transport=transport) as http:
         host = HostViews(http, root_url)
         fleet = await host.fleet()
         entry = next((d for d in fleet if str(device) in (str(d.get("index")), d.get("serial"))), None)
         if entry is None:
             raise DeviceError(f"the emulator has no device {device!r}", uri=root_url)
-        texts: dict[str, str] = {}
-        missing: dict[str, str] = {}
-        for name in EMULATOR_VIEWS:
-            try:
-                texts[name] = await host.view(entry["index"], name)
-            except DeviceError as exc:
-                missing[name] = str(exc)
-        session = BmcSession(http, entry["bmc_url"], str(entry.get("serial", device)), username, password)
-        for name, path in REDFISH_VIEWS.items():
-            try:
-                texts[name] = json.dumps(await session.get(path), indent=2) + "\n"
-            except DeviceError as exc:
-                missing[name] = str(exc)
-    return Views(f"emulator:{root_url} device {device}", texts, missing)
+        return await _one(http, host, entry, creds, root_url)
+
+
+async def _collect_fleet(
+    root_url: str, creds: tuple[str, str], concurrency: int, transport: Any
+) -> list[Views]:
+    async with Http(concurrency=concurrency, transport=transport) as http:
+        host = HostViews(http, root_url)
+        fleet = await host.fleet()
+        return list(await asyncio.gather(*(_one(http, host, e, creds, root_url) for e in fleet)))
+
+
+async def _one(
+    http: Http, host: HostViews, entry: dict[str, Any], creds: tuple[str, str], root: str
+) -> Views:
+    """Every view of one device; a view that answers an error is recorded as missing."""
+    label = str(entry.get("serial") or entry["index"])
+    session = BmcSession(http, entry["bmc_url"], label, *creds)
+
+    async def host_view(name: str) -> str:
+        return await host.view(entry["index"], name)
+
+    async def redfish_view(path: str) -> str:
+        return json.dumps(await session.get(path), indent=2) + "\n"
+
+    jobs = {name: host_view(name) for name in EMULATOR_VIEWS}
+    jobs.update({name: redfish_view(path) for name, path in REDFISH_VIEWS.items()})
+    answers = await asyncio.gather(*jobs.values(), return_exceptions=True)
+    texts: dict[str, str] = {}
+    missing: dict[str, str] = {}
+    for name, answer in zip(jobs, answers, strict=True):
+        if isinstance(answer, DeviceError):
+            missing[name] = str(answer)
+        elif isinstance(answer, BaseException):
+            raise answer
+        else:
+            texts[name] = answer
+    return Views(f"emulator:{root} device {entry['index']} ({label})", texts, missing)
