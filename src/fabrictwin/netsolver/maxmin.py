@@ -134,6 +134,36 @@ def solve_progressive(
 
 
 @numba.njit(cache=True)  # type: ignore[misc]
+def _sift_up(key: FloatArray, link: npt.NDArray[np.int64], pos: npt.NDArray[np.int64], i: int) -> None:
+    while i > 0:
+        parent = (i - 1) // 2
+        if key[parent] <= key[i]:
+            break
+        key[parent], key[i] = key[i], key[parent]
+        link[parent], link[i] = link[i], link[parent]
+        pos[link[parent]], pos[link[i]] = parent, i
+        i = parent
+
+
+@numba.njit(cache=True)  # type: ignore[misc]
+def _sift_down(
+    key: FloatArray, link: npt.NDArray[np.int64], pos: npt.NDArray[np.int64], i: int, n: int
+) -> None:
+    while True:
+        small, left = i, 2 * i + 1
+        if left < n and key[left] < key[small]:
+            small = left
+        if left + 1 < n and key[left + 1] < key[small]:
+            small = left + 1
+        if small == i:
+            return
+        key[small], key[i] = key[i], key[small]
+        link[small], link[i] = link[i], link[small]
+        pos[link[small]], pos[link[i]] = small, i
+        i = small
+
+
+@numba.njit(cache=True)  # type: ignore[misc]
 def _heap_kernel(
     row_ptr: npt.NDArray[np.int64],
     row_idx: npt.NDArray[np.int64],
@@ -144,30 +174,32 @@ def _heap_kernel(
     cap_l: FloatArray,
     active: npt.NDArray[np.bool_],
 ) -> FloatArray:
-    n_s = row_ptr.shape[0] - 1
-    n_l = col_ptr.shape[0] - 1
+    # Indexed binary heap of link shares (one slot per link, updated in place): O(nnz log L).
+    n_s, n_l = row_ptr.shape[0] - 1, col_ptr.shape[0] - 1
     rate = np.full(n_s, np.inf)
     frozen = ~active  # inactive subflows take no part (rate reported as inf; callers mask)
     remaining = cap_l.copy()
     weight = np.zeros(n_l)
-    version = np.zeros(n_l, dtype=np.int64)
     for l in range(n_l):
         for k in range(col_ptr[l], col_ptr[l + 1]):
             if active[col_idx[k]]:
                 weight[l] += col_w[k]
-    heap = [(np.inf, np.int64(-1), np.int64(0))]
-    heap.pop()
+    key, link, pos = np.empty(n_l), np.empty(n_l, np.int64), np.full(n_l, -1, np.int64)
+    n = 0
     for l in range(n_l):
-        if weight[l] > 0:
-            heap.append((remaining[l] / weight[l], np.int64(l), np.int64(0)))
-    heapq.heapify(heap)
+        if weight[l] > 1e-12:
+            key[n], link[n], pos[l] = remaining[l] / weight[l], l, n
+            n += 1
+    for i in range(n // 2 - 1, -1, -1):
+        _sift_down(key, link, pos, i, n)
     level = 0.0
-    while len(heap) > 0:
-        share, link, ver = heapq.heappop(heap)
-        if ver != version[link] or weight[link] <= 1e-12:
-            continue
-        level = max(level, max(share, 0.0))
-        for k in range(col_ptr[link], col_ptr[link + 1]):
+    while n > 0:
+        top = link[0]
+        level = max(level, key[0], 0.0)
+        n -= 1
+        key[0], link[0], pos[link[n]], pos[top] = key[n], link[n], 0, -1
+        _sift_down(key, link, pos, 0, n)
+        for k in range(col_ptr[top], col_ptr[top + 1]):
             s = col_idx[k]
             if frozen[s]:
                 continue
@@ -177,10 +209,20 @@ def _heap_kernel(
                 m = row_idx[j]
                 remaining[m] -= row_w[j] * level
                 weight[m] -= row_w[j]
-                version[m] += 1
-                if m != link and weight[m] > 1e-12:
-                    heapq.heappush(heap, (max(remaining[m], 0.0) / weight[m], m, version[m]))
-        weight[link] = 0.0
+                i = pos[m]
+                if i < 0:
+                    continue
+                if weight[m] <= 1e-12:  # no unfrozen subflow left: drop the link from the heap
+                    n -= 1
+                    last = link[n]
+                    key[i], link[i], pos[last], pos[m] = key[n], last, i, -1
+                    if i < n:
+                        _sift_down(key, link, pos, i, n)
+                        _sift_up(key, link, pos, i)
+                    continue
+                key[i] = max(remaining[m], 0.0) / weight[m]
+                _sift_down(key, link, pos, i, n)
+                _sift_up(key, link, pos, i)
     return rate
 
 
