@@ -81,7 +81,9 @@ def estimate(
     Raises:
         SpecError: unknown op/algorithm/protocol/fidelity, or a negative size.
         Infeasible: the forced algorithm cannot run here (e.g. SHARP without IB SHARP
-            switches, NVLS without NVSwitch multicast), or flow fidelity without a topology.
+            switches, NVLS without NVSwitch multicast), the communicator has a single rank
+            (nothing to communicate: callers treat it as zero time), or flow fidelity has
+            neither a topology nor a switch to build one.
     """
     sizes = np.atleast_1d(np.asarray(nbytes, dtype=np.float64))
     if np.any(sizes < 0):

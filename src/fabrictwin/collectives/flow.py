@@ -283,10 +283,4 @@ def flow_times(
     return times, algos, protos
 
 
-__all__ = [
-    "FLOW_ALGORITHMS",
-    "flow_times",
-    "ring",
-    "ring_bus_Bps",
-    "topology_for",
-]
+__all__ = ["FLOW_ALGORITHMS", "flow_times", "topology_for"]
