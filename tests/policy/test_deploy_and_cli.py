@@ -106,3 +106,12 @@ def test_cli_trace_output_matches_the_golden_text_at_120_columns() -> None:
     result = CliRunner().invoke(app, args, env={"COLUMNS": "120"})
     golden = (Path(__file__).parent / "golden" / "trace-web1-db1-5432.txt").read_text()
     assert result.output == golden
+
+
+def test_cli_show_prints_one_servers_tables_and_its_snap_devices() -> None:
+    args = ["policy", "show", str(EXAMPLES / "cloud.yaml"), "--server", "gpu-03"]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("# server gpu-03 mode=dpu controlled_by=provider")
+    assert "# server gpu-01" not in result.output
+    assert "# snap tenant-b/pgdata: virtio-blk controller on pf0vf0 -> tenant-b/db-1: 2 TiB" in result.output
