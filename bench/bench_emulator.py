@@ -133,28 +133,29 @@ def bmc_hosts(n: int, spread: int) -> list[str]:
 
 
 def throughput(dpus: int, seconds: float, rounds: int) -> tuple[list[float], list[float], int]:
+    """Emulator and baseline rounds interleaved, so a busy machine slows both alike."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    port = free_port()
+    port, bport = free_port(), free_port()
     server = subprocess.Popen([PY, "-c", SERVE, str(dpus), str(port)], env=env)
+    base = None
     try:
-        wait_up(bmc_hosts(dpus, 1)[0], port)
         hosts = bmc_hosts(dpus, 64)
+        wait_up(hosts[0], port)
         import urllib.request
 
         req = urllib.request.Request(f"http://{hosts[0]}:{port}{PATH}", headers={"Authorization": AUTH})
         size = len(urllib.request.urlopen(req).read())
-        emu = load(hosts, port, seconds, rounds)
-    finally:
-        server.terminate()
-        server.wait()
-    bport = free_port()
-    base = subprocess.Popen([PY, "-c", BASELINE, str(bport), str(size)], env=env)
-    try:
+        base = subprocess.Popen([PY, "-c", BASELINE, str(bport), str(size)], env=env)
         wait_up("127.0.1.1", bport)
-        base_rates = load(bmc_hosts(64, 64), bport, seconds, rounds)
+        emu, base_rates = [], []
+        for _ in range(rounds):
+            emu += load(hosts, port, seconds, 1)
+            base_rates += load(bmc_hosts(64, 64), bport, seconds, 1)
     finally:
-        base.terminate()
-        base.wait()
+        for proc in (server, base):
+            if proc is not None:
+                proc.terminate()
+                proc.wait()
     return emu, base_rates, size
 
 

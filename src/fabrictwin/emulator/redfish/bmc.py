@@ -65,7 +65,7 @@ def json_response(body: Any, status: int = 200, headers: dict[str, str] | None =
 def etag(body: dict[str, Any]) -> str:
     """Weak ETag over the representation minus volatile fields."""
     stable = {k: v for k, v in body.items() if k not in VOLATILE}
-    return f'W/"{zlib.crc32(json.dumps(stable, sort_keys=True).encode()):08x}"'
+    return f'W/"{zlib.crc32(json.dumps(stable, separators=(",", ":")).encode()):08x}"'
 
 
 class BmcHandler:
@@ -188,4 +188,8 @@ class BmcHandler:
         body = self._render(dev, index, path)
         if body is None:
             raise not_found(path)
-        return json_response(body, headers={"ETag": etag(body), "OData-Version": "4.0"})
+        text = json.dumps(body, separators=(",", ":"))
+        # One serialisation serves both the body and (when nothing volatile is in it) the ETag.
+        tag = etag(body) if any(k in body for k in VOLATILE) else f'W/"{zlib.crc32(text.encode()):08x}"'
+        headers = {"ETag": tag, "OData-Version": "4.0"}
+        return Response(text, 200, headers, "application/json;charset=utf-8")
