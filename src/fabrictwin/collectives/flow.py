@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from fabrictwin.collectives import nvls, ring, tree
+from fabrictwin.collectives import nvls, tree
 from fabrictwin.collectives.analytic import Candidate, candidates, evaluate
 from fabrictwin.collectives.base import (
     Op,
