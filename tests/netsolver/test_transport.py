@@ -47,6 +47,8 @@ def test_tcp_is_capped_by_its_socket_streams_and_pays_cpu_cycles_per_byte():
     assert cores == pytest.approx(1.0)  # one ~3 GHz core per saturated stream
     ib = transport_model(catalog.fabric("ib-ndr"))
     assert ib.host_cores(50e9, 3.0e9, ranks=8) == pytest.approx(8.0)  # proxy threads only
+    assert ib.cores_per_gbps(3.0e9) == 0.0
+    assert tcp.cores_per_gbps(3.0e9) == pytest.approx(1 / 42)  # one core per 42 Gb/s stream
 
 
 def test_tcp_pays_a_retransmission_timeout_on_tail_loss_and_rdma_does_not():

@@ -129,6 +129,16 @@ class TransportModel:
             raise SpecError("bandwidth must be >= 0 and cpu_hz > 0")
         return bandwidth_Bps * self.cycles_per_byte / cpu_hz + ranks * self.proxy_cores_per_rank
 
+    def cores_per_gbps(self, cpu_hz: float) -> float:
+        """Host cores per Gb/s of traffic (per end), excluding the fixed proxy threads.
+
+        Raises:
+            SpecError: non-positive clock.
+        """
+        if cpu_hz <= 0:
+            raise SpecError("cpu_hz must be > 0")
+        return 1e9 / 8.0 * self.cycles_per_byte / cpu_hz
+
 
 def header_efficiency(transport: Transport) -> float:
     """Payload share of the wire for full-MTU packets of ``transport``."""
