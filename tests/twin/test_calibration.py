@@ -75,3 +75,32 @@ def test_time_to_train_of_the_mlperf_rows_from_their_samples_to_train_within_ten
         errors.append((predicted_min - float(rec["value"])) / float(rec["value"]))
     assert len(errors) == 18
     assert float(np.mean(np.abs(errors))) <= MAE_TOLERANCE
+
+
+@pytest.mark.parametrize(("schedule", "chunks"), [("1f1b", 1), ("interleaved", 2)])
+def test_megatron_1t_on_3072_a100_reaches_the_published_163_tflops_per_gpu(
+    schedule: str, chunks: int
+) -> None:
+    # C-P10 (Narayanan et al. SC'21): GPT 1T, t=8, p=64, d=6, batch 3072, 163 TFLOP/s per A100 counted
+    # with full recomputation (4 passes per step). The decoder efficiency (0.60) is an assumption set
+    # from the 52% lower bound, so this row is a consistency check more than an independent test.
+    from fabrictwin.spec.scenario import ScenarioSpec
+    from fabrictwin.twin.simulate import simulate
+
+    sc = ScenarioSpec.model_validate(
+        {
+            "cluster": {"system": "dgx-a100", "nodes": 384, "fabric": "ib-hdr"},
+            "job": {"model": "gpt-1t-megatron", "global_batch": 3072, "samples_to_train": 1e6},
+            "parallelism": {
+                "tp": 8,
+                "pp": 64,
+                "microbatch_size": 1,
+                "recompute": "full",
+                "schedule": schedule,
+                "virtual_stages": chunks,
+            },
+        }
+    )
+    r = simulate(sc)
+    hardware_tflops = r.mfu * 4.0 / 3.0 * 312.0
+    assert hardware_tflops == pytest.approx(163.0, rel=0.10)

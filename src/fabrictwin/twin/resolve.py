@@ -74,7 +74,7 @@ def resolve(scenario: ScenarioSpec, calibration: ComputeCalibration | None = Non
     cpu = _lookup("cpu", system.cpu, {}, CpuSpec)
     fabric = _lookup("fabric", c.fabric, {}, FabricSpec)
     dpu = None if c.dpu == "none" else _lookup("nic", DPU_ALIASES.get(c.dpu, c.dpu), {}, NicSpec)
-    model = _lookup("model", MODEL_ALIASES.get(scenario.job.model, scenario.job.model), {}, ModelSpec)
+    model = _lookup("model", MODEL_ALIASES.get(scenario.job.model, scenario.job.model), zoo.MODELS, ModelSpec)
     nics = c.nics_per_node or system.compute_nics or 1
     prof = profile(model, scenario.job.seq_len, calibration)
     switch = _lookup("switch", fabric.switch, {}, SwitchSpec) if fabric.switch else None

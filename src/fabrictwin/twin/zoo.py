@@ -1,8 +1,8 @@
 """Local adapter: catalog items the twin needs that the shared catalog does not (yet) hold.
 
 The shared catalog (``fabrictwin.catalog``) wins whenever it knows an id; these entries only
-fill its gaps: the A30 GPU and 2-GPU server of the MLPerf v2.0 calibration rows. Every number
-carries its source.
+fill its gaps: the A30 GPU and 2-GPU server of the MLPerf v2.0 calibration rows, and Megatron's
+1T GPT of the C-P10 calibration row. Every number carries its source.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 from fabrictwin import catalog
 from fabrictwin.spec.base import Source
 from fabrictwin.spec.hardware import GpuSpec, SystemSpec
+from fabrictwin.spec.workload import ModelSpec
 
 GPUS: dict[str, GpuSpec] = {
     "a30": GpuSpec(
@@ -76,3 +77,35 @@ SYSTEMS: dict[str, SystemSpec] = {
         ],
     ),
 }
+
+
+def _megatron_1t() -> ModelSpec:
+    """GPT 1T of Narayanan et al. SC'21 (Table 1: 128 layers, hidden 25,600, 160 heads, seq 2048,
+    vocab 51,200); parameters by their eq.: 12 l h^2 (1 + 13/12h + (V + s)/12lh) = 1.008e12."""
+    layers, hidden, seq, vocab = 128, 25600, 2048, 51200
+    params = 12 * layers * hidden**2 * (1 + 13 / (12 * hidden) + (vocab + seq) / (12 * layers * hidden))
+    return ModelSpec(
+        id="gpt-1t-megatron",
+        name="GPT 1T (Megatron-LM, Narayanan et al. 2021)",
+        family="decoder",
+        parameters=params,
+        layers=layers,
+        hidden=hidden,
+        heads=160,
+        vocab=vocab,
+        seq_len=seq,
+        unit="token",
+        # Kaplan et al. 2020 Table 1: 2N + 2 l s h per token; activations 34 h per token per layer
+        # (Korthikanti et al. 2022 eq. 1 without the attention term, as the catalog's decoders).
+        forward_flop_per_unit=2 * params + 2 * layers * seq * hidden,
+        activation_bytes_per_unit_per_layer=34 * hidden,
+        sources=[
+            Source(
+                ref="Narayanan et al., SC'21, arXiv 2104.04473, Table 1",
+                note="1T: 128 layers, hidden 25600, 160 heads; t=8, p=64, batch 3072 on 3072 A100",
+            )
+        ],
+    )
+
+
+MODELS: dict[str, ModelSpec] = {"gpt-1t-megatron": _megatron_1t()}
