@@ -79,7 +79,7 @@ class EmulatorApp:
         Raises:
             RedfishError: whatever the handler raises.
         """
-        path = request.url.path
+        path = request.scope["path"]  # the raw path: building request.url costs a URL parse
         index = self.fleet.by_bmc_addr.get(host)
         if index is not None:
             if path.startswith("/admin"):

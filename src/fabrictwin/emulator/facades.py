@@ -49,7 +49,7 @@ async def platform_bmc(fleet: Fleet, index: int, request: Request) -> Response:
         RedfishError: 401 without valid credentials, 404/400 for unknown paths or reset types.
     """
     dev = fleet.devices[index]
-    path = request.url.path.rstrip("/")
+    path = request.scope["path"].rstrip("/")
     if path != V1:
         authenticate(dev, fleet.accounts[index], request)
     if request.method == "GET":

@@ -87,7 +87,7 @@ class BmcHandler:
         """
         dev = self.fleet.devices[index]
         await self._reachability(dev)
-        path = request.url.path.rstrip("/") or "/"
+        path = request.scope["path"].rstrip("/") or "/"
         if dev.bmc_state != "Enabled" or dev.has("bmc_503_window"):
             raise unavailable(30)
         acc = self.fleet.accounts[index]
