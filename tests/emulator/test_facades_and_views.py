@@ -176,3 +176,22 @@ def test_injecting_at_the_model_level_marks_the_trace(model):
     inject(m.dev, Fault(kind="link_type_ib"))
     assert m.dev.trace == [(0.0, "fault link_type_ib injected")]
     assert hostviews.netdev(m.dev, 0) == "ibp226s0f0"
+
+
+def test_bfb_install_from_the_host_rshim_prints_the_log_and_exits_clean_even_when_partial(fleet, bmcs, h):
+    i = bmcs.take()
+    h.inject(fleet, i, kind="partial_install_nic_fw_fail")
+    url = f"{fleet.admin_url}/admin/devices/{i}/host/bfb-install"
+    r = httpx.post(url, json={"image": "bf-bundle-2.9.2-31_25.02_ubuntu-22.04_prod.bfb"})
+    assert r.status_code == 202 and r.json()["output"] == "Pushing bfb"
+    fleet.advance(900)  # 1255 MiB at 1.62 MiB/s = 775 s
+    assert "Collecting BlueField booting status" in httpx.get(url).text
+    fleet.advance(1200)
+    out = httpx.get(url).text
+    assert " INFO[MISC]: NIC firmware update failed" in out and out.rstrip().endswith("INFO[MISC]: Linux up")
+    assert h.state(fleet, i)["rshim_owner"] == "host"
+    # The BMC cannot take RShim now; a second host push while the BMC owns it is refused.
+    j = bmcs.take()
+    h.inject(fleet, j, kind="rshim_owned_by_bmc")
+    refused = httpx.post(f"{fleet.admin_url}/admin/devices/{j}/host/bfb-install", json={"image": h.NEXT})
+    assert refused.status_code == 409 and "another backend already attached" in refused.json()["output"]

@@ -16,6 +16,8 @@ from starlette.responses import PlainTextResponse, Response
 from fabrictwin.emulator import faults, hostviews
 from fabrictwin.emulator.device import Device
 from fabrictwin.emulator.fleet import Fleet
+from fabrictwin.emulator.hostpush import bfb_install_output, host_push
+from fabrictwin.emulator.images import Image
 from fabrictwin.errors import NotFound
 from fabrictwin.spec.faults import Fault
 
@@ -83,11 +85,11 @@ async def fleet_admin(fleet: Fleet, path: str, request: Request) -> Response | N
             dev = fleet.device(key)
         except NotFound as exc:
             return _error(404, str(exc))
-        return await device_admin(dev, "/admin/" + rest if rest else "/admin", request)
+        return await device_admin(dev, "/admin/" + rest if rest else "/admin", request, fleet.images)
     return None
 
 
-async def device_admin(dev: Device, path: str, request: Request) -> Response:
+async def device_admin(dev: Device, path: str, request: Request, images: dict[str, Image]) -> Response:
     """Admin paths of one device (``/admin``, ``/admin/trace``, ``/admin/faults``, ``/admin/host/...``)."""
     method = request.method
     if path == "/admin":
@@ -100,6 +102,10 @@ async def device_admin(dev: Device, path: str, request: Request) -> Response:
         return _power(dev, await _read(request))
     if path == "/admin/host/mlxconfig" and method == "POST":
         return _mlxconfig(dev, await _read(request))
+    if path == "/admin/host/bfb-install":
+        if method == "POST":
+            return _bfb_install(dev, images, await _read(request))
+        return PlainTextResponse(bfb_install_output(dev))
     if path.startswith("/admin/host/"):
         try:
             return PlainTextResponse(hostviews.render(dev, path.rsplit("/", 1)[-1]))
@@ -124,6 +130,14 @@ async def _faults(dev: Device, request: Request) -> Response:
         return _error(400, f"bad fault: {exc.errors()[0]['msg']} at {exc.errors()[0]['loc']}")
     faults.inject(dev, fault)
     return _json(fault.model_dump(exclude_none=True), 201)
+
+
+def _bfb_install(dev: Device, images: dict[str, Image], body: dict[str, Any]) -> Response:
+    image = images.get(str(body.get("image", "")))
+    if image is None:
+        return _error(404, f"no image {body.get('image')!r}; known: {', '.join(sorted(images))}")
+    first = host_push(dev, image)
+    return _json({"output": first}, 409 if first.startswith("Error") else 202)
 
 
 def _power(dev: Device, body: dict[str, Any]) -> Response:

@@ -83,7 +83,8 @@ class EmulatorApp:
         index = self.fleet.by_bmc_addr.get(host)
         if index is not None:
             if path.startswith("/admin"):
-                return await admin.device_admin(self.fleet.devices[index], path.rstrip("/"), request)
+                dev = self.fleet.devices[index]
+                return await admin.device_admin(dev, path.rstrip("/"), request, self.fleet.images)
             return await self.bmc.handle(index, request)
         index = self.fleet.by_platform_addr.get(host)
         if index is not None:

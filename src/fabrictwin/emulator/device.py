@@ -108,6 +108,7 @@ class Device:
         self.last_reset_kind = "none"
         self.installing = False
         self.scp_keys: set[str] = set()
+        self.host_push_log: list[str] = []
         self._arm_timers: list[Timer] = []
         self._bmc_timers: list[Timer] = []
         self._poll_phase = (ident.index * 7.3) % self.t.bmc_poll_s  # spread NC-SI polls
