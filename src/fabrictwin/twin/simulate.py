@@ -132,7 +132,7 @@ def _fit_microbatch(s: ScenarioSpec, r: Resolved, lay: Layout) -> tuple[Layout, 
         try:
             return trial, _memory(s, r, trial)
         except Infeasible as exc:
-            error = error or exc
+            error = exc  # keep the smallest micro-batch's numbers: the most telling
     assert error is not None
     raise error
 
