@@ -186,3 +186,58 @@ def test_a_bmc_update_is_pending_until_manager_reset_and_blocks_during_backgroun
     fleet.advance(300)  # background copy over: the same package again is skipped
     again = c.get(push().headers["Location"]).dict
     assert again["Messages"][-1]["MessageId"] == "Update.1.0.ComponentUpdateSkipped"
+
+
+def test_a_cec_package_activates_on_the_erot_reset_and_a_second_reset_finds_nothing_pending(fleet, bmcs, h):
+    i = bmcs.take()
+    c = h.rf(fleet, i)
+    pkg = httpx.get(fleet.image_url("cec1736-ecfw-00.02.0195.0000-n02-rel-prod.fwpkg")).text
+    r = httpx.post(
+        fleet.bmc_urls[i] + "/redfish/v1/UpdateService/update-multipart",
+        auth=("root", "0penBmc"),
+        files={"UpdateFile": ("cec.fwpkg", pkg)},
+    )
+    assert r.status_code == 202
+    fleet.advance(301)
+    erot = "/redfish/v1/Chassis/Bluefield_ERoT/Actions/Chassis.Reset"
+    assert c.post(erot, body={"ResetType": "GracefulRestart"}).status == 200
+    assert (
+        c.get("/redfish/v1/UpdateService/FirmwareInventory/Bluefield_FW_ERoT").dict["Version"]
+        == "00.02.0195.0000_n02"
+    )
+    again = c.post(erot, body={"ResetType": "GracefulRestart"})
+    assert again.status == 404 and again.dict["error"]["code"].endswith("ResourceNotFound")
+
+
+def test_a_wrong_package_in_the_deprecated_octet_push_ends_in_an_invalid_package_task(fleet, bmcs, h):
+    i = bmcs.take()
+    c = h.rf(fleet, i)
+    r = httpx.post(
+        fleet.bmc_urls[i] + "/redfish/v1/UpdateService/update",
+        auth=("root", "0penBmc"),
+        content=b"\x7fELF not a firmware package",
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    assert r.status_code == 202
+    task = c.get(r.headers["Location"]).dict
+    assert task["TaskState"] == "Exception" and "Invalid FW Package" in task["Messages"][-1]["Resolution"]
+
+
+def test_a_scaled_clock_runs_a_full_install_in_a_few_wall_seconds():
+    import time
+
+    from fabrictwin.emulator import serve_fleet
+
+    with serve_fleet(1, seed=3, time_scale=2000) as f:
+        c = redfish.redfish_client(base_url=f.bmc_urls[0], username="root", password="0penBmc", max_retry=1)
+        c.login(auth="basic")
+        body = {"TransferProtocol": "HTTP", "ImageURI": f.image_url(NEXT_BFB.name)}
+        assert c.post("/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate", body=body).status == 202
+        t0, states = time.monotonic(), set()
+        while time.monotonic() - t0 < 5.0:  # 19.5 virtual min / 2000 = 0.6 wall s (+ polling lag)
+            states.add(c.get(SYS).dict["BootProgress"]["OemLastState"])
+            fw = c.get("/redfish/v1/UpdateService/FirmwareInventory/DPU_OS").dict["Version"]
+            if fw == NEXT_BFB.os and "FirmwareUpdateInProgress" in states:
+                break
+            time.sleep(0.02)
+        assert fw == NEXT_BFB.os and "FirmwareUpdateInProgress" in states

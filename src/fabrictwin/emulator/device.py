@@ -104,7 +104,6 @@ class Device:
         self.tasks: dict[int, Task] = {}
         self.next_task_id = 1
         self.background_copy_until = -1.0
-        self.etags: dict[str, int] = {}
         self.last_reset_kind = "none"
         self.installing = False
         self.scp_keys: set[str] = set()
@@ -136,10 +135,6 @@ class Device:
             return False
         expired = fault.duration_s is not None and self.clock.now >= self.fault_since[kind] + fault.duration_s
         return not expired
-
-    def bump(self, resource: str) -> None:
-        """Change the ETag of ``resource`` after a write."""
-        self.etags[resource] = self.etags.get(resource, 0) + 1
 
     def _arm_after(self, delay_s: float, fn: Callback) -> None:
         self._arm_timers.append(self.clock.schedule(delay_s, fn))

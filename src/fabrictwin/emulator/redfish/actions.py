@@ -158,14 +158,14 @@ class Writer:
         if path.endswith("update-multipart") and dev.settings.profile == "A":
             raise not_found(path)
         force = False
-        if "__request__" in body:
+        if request.headers.get("content-type", "").startswith("multipart/"):
             form = await request.form()
             upload = form.get("UpdateFile")
             raw = await upload.read() if isinstance(upload, UploadFile) else str(upload or "").encode()
             params = json.loads(str(form.get("UpdateParameters") or "{}"))
             force = bool(params.get("ForceUpdate", False))
-        else:
-            raw = await request.body() if not body else json.dumps(body).encode()
+        else:  # the deprecated HttpPushUri takes the package as the whole body
+            raw = await request.body()
         image = parse_image(raw.decode(errors="replace"))
         task = install.multipart_update(dev, image, force)
         return self._task_accepted(dev, task.task_id)

@@ -114,7 +114,7 @@ class BmcHandler:
         return method == "POST" and path in (SESSIONS, "/login")
 
     async def _body(self, request: Request) -> dict[str, Any]:
-        if request.headers.get("content-type", "").startswith("multipart/"):
+        if request.headers.get("content-type", "").startswith(("multipart/", "application/octet-stream")):
             return {"__request__": request}
         raw = await request.body()
         if not raw:
