@@ -20,13 +20,14 @@ import pytest
 from fabrictwin.emulator import serve_fleet
 from fabrictwin.emulator.redfish import bmc, system
 from fabrictwin.emulator.redfish.csdl import all_schema_names
+from fabrictwin.spec.faults import EmulatorSettings
 
 VALIDATOR = shutil.which("rf_service_validator") or str(
     Path(sys.executable).with_name("rf_service_validator")
 )
 
 
-def _validate(url: str, tmp: Path) -> tuple[int, int, int, str]:
+def _validate(url: str, tmp: Path, auth: str = "Session") -> tuple[int, int, int, str]:
     schemas = tmp / "schemas"
     schemas.mkdir(exist_ok=True)
     for name in all_schema_names():
@@ -44,6 +45,8 @@ def _validate(url: str, tmp: Path) -> tuple[int, int, int, str]:
             str(schemas),
             "--skipschema",
             "--nooemcheck",
+            "--authtype",
+            auth,
             "--logdir",
             str(tmp / "logs"),
             "--timeout",
@@ -67,6 +70,7 @@ def one_bmc():
 
 def test_the_dmtf_service_validator_passes_one_emulated_bmc(one_bmc, tmp_path):
     passed, warned, failed, text = _validate(one_bmc.bmc_urls[0], tmp_path)
+    assert "Validating /redfish/v1/SessionService/Sessions/1..." in text  # its own session
     assert failed == 0 and warned == 0, text[-3000:]
     assert passed > 400  # the whole tree was walked: ~30 resources, ~14 checks each
     for uri in (
@@ -84,8 +88,20 @@ def test_the_validator_catches_a_property_that_breaks_its_type(one_bmc, tmp_path
         return body
 
     monkeypatch.setitem(bmc.STATIC, "/redfish/v1/Systems/Bluefield", broken)
-    _, _, failed, text = _validate(one_bmc.bmc_urls[0], tmp_path)
+    _, _, failed, text = _validate(one_bmc.bmc_urls[0], tmp_path, auth="Basic")
     assert failed == 1
     assert re.search(
         r"Validating /redfish/v1/Systems/Bluefield\.\.\.\n\s+- Pass: \d+, Warn: 0, Fail: 1", text
     )
+
+
+@pytest.mark.parametrize(
+    ("generation", "profile", "mode"), [("BF2", "A", "DpuMode"), ("BF3", "B", "NicMode")]
+)
+def test_the_validator_also_passes_older_profiles_and_nic_mode(tmp_path, generation, profile, mode):
+    settings = EmulatorSettings(
+        dpus=1, port=0, time_scale=0, generation=generation, profile=profile, mode=mode
+    )
+    with serve_fleet(settings=settings) as handle:
+        passed, warned, failed, text = _validate(handle.bmc_urls[0], tmp_path, auth="Basic")
+    assert failed == 0 and warned == 0 and passed > 400, text[-3000:]
