@@ -138,3 +138,41 @@ def test_a_wrong_generation_image_is_refused_and_nothing_is_flashed(emu: FleetHa
     with pytest.raises(SpecError, match=r"installs 'DOCA_2\.5\.0_BSP"):
         execute(emu, good.model_copy(update={"target": bf2}), refs, store)
     assert sum(transfers(emu, i) for i in range(8)) == 0 and store.rollouts() == []
+
+
+def test_the_kubernetes_adapter_cordons_evicts_and_uncordons(emu: FleetHandle) -> None:
+    from fabrictwin.fleet.drain import KubernetesDrain
+    from fabrictwin.fleet.redfish import Facade
+
+    async def go() -> tuple[bool, bool, bool]:
+        async with Http(8) as http:
+            k8s = KubernetesDrain(Facade(http, emu.admin_url, "kubernetes"))
+            node = refs_from_admin(admin(emu, "/admin/fleet"))[0].node
+            await k8s.drain(node, "test")
+            drained = await k8s.drained(node)
+            cordoned = bool((await k8s.api.get(f"/api/v1/nodes/{node}"))["spec"].get("unschedulable"))
+            await k8s.undrain(node)
+            back = not (await k8s.api.get(f"/api/v1/nodes/{node}"))["spec"].get("unschedulable")
+            return drained, cordoned, back
+
+    assert asyncio.run(go()) == (True, True, True)
+
+
+def test_rollout_metrics_count_devices_per_phase() -> None:
+    from prometheus_client import generate_latest
+
+    from fabrictwin.fleet.metrics import RolloutMetrics
+    from fabrictwin.fleet.state import DeviceState
+
+    m = RolloutMetrics("r")
+    m.update(
+        {
+            "a": DeviceState("a", 0, phase="done", pushes=1),
+            "b": DeviceState("b", 0, phase="transfer", pushes=1),
+            "c": DeviceState("c", 1),
+        }
+    )
+    text = generate_latest(m.registry).decode()
+    assert 'fabrictwin_rollout_devices{phase="done",rollout="r"} 1.0' in text
+    assert 'fabrictwin_rollout_unavailable{rollout="r"} 1.0' in text
+    assert 'fabrictwin_rollout_pushes{rollout="r"} 2.0' in text
