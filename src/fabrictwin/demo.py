@@ -49,7 +49,7 @@ def main(out: Path = Path("out/seed-claims")) -> Path:
         console.print(speed_table(check))
         comparison_report(check.designs, out / f"{check.model}-fabrics.html")
     ib = checks[0].result("ib-ndr x8")
-    write_trace(ib.timeline.spans, out / "resnet50-ib-ndr.trace.json", ib.scenario.name)
+    write_trace(ib.trace_spans(), out / "resnet50-ib-ndr.trace.json", ib.scenario.name)
     scenario_report(ib, out / "resnet50-ib-ndr.html", "resnet50-ib-ndr.trace.json")
     text = "\n\n".join(
         [

@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
         spec = load_scenario(scenario)
         result = run_simulate(spec)
         stem = scenario.stem
-        trace = write_trace(result.timeline.spans, out / f"{stem}.trace.json", spec.name)
+        trace = write_trace(result.trace_spans(), out / f"{stem}.trace.json", spec.name)
         report = scenario_report(result, out / f"{stem}.html", trace.name)
         if as_json:
             typer.echo(json.dumps(result.to_json(), indent=1))

@@ -20,6 +20,7 @@ from fabrictwin.node.cpu import CpuBudget
 from fabrictwin.node.storage import checkpoint_seconds
 from fabrictwin.spec.scenario import ScenarioSpec
 from fabrictwin.timeline.compute import peak_flops
+from fabrictwin.timeline.events import Span
 from fabrictwin.timeline.failures import Goodput, expected_wall_time
 from fabrictwin.timeline.memory import MemoryBudget, check_fits, memory_budget
 from fabrictwin.timeline.step import StepConfig, StepTimeline, simulate_step
@@ -70,6 +71,18 @@ class SimulationResult:
     @property
     def time_to_train_s(self) -> float:
         return self.goodput.wall_s
+
+    def trace_spans(self) -> list[Span]:
+        """The step's GPU streams plus the host-side waits that follow them (data stall, CPU
+        interference, straggler wait) on a ``step/host`` track, for the Perfetto trace."""
+        spans = list(self.timeline.spans)
+        t = self.timeline.step_time_s
+        for key in ("data_stall", "cpu_interference", "straggler_wait"):
+            sec = self.breakdown_s.get(key, 0.0)
+            if sec > 0:
+                spans.append(Span(key, "step/host", key, t, t + sec))
+                t += sec
+        return spans
 
     def to_json(self) -> dict[str, Any]:
         """The object `simulate --json` prints."""
