@@ -176,3 +176,42 @@ def test_rollout_metrics_count_devices_per_phase() -> None:
     assert 'fabrictwin_rollout_devices{phase="done",rollout="r"} 1.0' in text
     assert 'fabrictwin_rollout_unavailable{rollout="r"} 1.0' in text
     assert 'fabrictwin_rollout_pushes{rollout="r"} 2.0' in text
+
+
+def test_bad_credentials_and_an_unreachable_bmc_are_named_and_nothing_is_flashed(emu: FleetHandle) -> None:
+    from fabrictwin.errors import DeviceError
+
+    store = Store(f"sqlite:///{tempfile.mkdtemp()}/f.db")
+    refs = refs_from_admin(admin(emu, "/admin/fleet"))[:3]
+    spec = rollout("r", emu.image_url, emu.admin_url, emu.fleet.settings.timings)
+
+    async def go(creds: Credentials, devices: list[DeviceRef]) -> RolloutResult:
+        async with Http(8) as http:
+            return await Executor(spec, devices, store, http, ManualClock(0.0, emu.advance), creds).start()
+
+    with pytest.raises(DeviceError, match=rf"3 of 3 devices failed preflight: {refs[0].name} .*\(HTTP 401\)"):
+        asyncio.run(go(Credentials("root", "wrong"), refs))
+    ghost = DeviceRef(name="ghost", bmc_url="http://127.0.250.250:1")
+    with pytest.raises(
+        DeviceError, match=r"1 of 4 devices failed preflight: ghost .*unreachable \(ConnectError"
+    ):
+        asyncio.run(go(CREDS, [*refs, ghost]))
+    assert sum(transfers(emu, i) for i in range(8)) == 0 and store.rollouts() == []
+
+
+def test_the_cli_discovers_inventories_and_reports_status(emu: FleetHandle, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from fabrictwin.cli.main import app
+
+    db = f"sqlite:///{tmp_path / 'f.db'}"
+    env = {"FABRICTWIN_BMC_PASSWORD": "0penBmc"}
+    found = CliRunner().invoke(app, ["fleet", "discover", emu.root_url, "--store", db], env=env)
+    assert found.exit_code == 0 and "discovered 8 BMCs, 8 reachable" in found.output, found.output
+    emu.advance(300)
+    inv = CliRunner().invoke(app, ["fleet", "inventory", "--store", db], env=env)
+    assert inv.exit_code == 0 and inv.output.count(CURRENT_BFB.os) == 8, inv.output
+    missing = CliRunner().invoke(
+        app, ["fleet", "inventory", "--store", db], env={"FABRICTWIN_BMC_PASSWORD": ""}
+    )
+    assert missing.exit_code != 0 or "Invalid" in missing.output or "401" in missing.output

@@ -227,3 +227,40 @@ def test_failures_the_installer_rejects_cost_almost_nothing_against_the_failure_
     assert result.phases == {"done": 980, "rolled_back": 20}
     assert all(d.pushes == 1 for d in fleet.devices)  # rolling back needed no second flash
     assert result.makespan_s <= 1.10 * plan_rollout(spec, refs_for(fleet)).lower_bound_s
+
+
+def test_devices_start_only_when_they_fit_a_maintenance_window(sqlite_store: Store) -> None:
+    from fabrictwin.spec.fleet import Window
+
+    fleet = FakeFleet(2, racks=1)
+    windows = (Window(start_s=0, end_s=2000), Window(start_s=5000, end_s=9000))
+    result = run(
+        fleet, sqlite_store, rollout_spec(max_unavailable={"rack": 1}, waves=(1.0,), windows=windows)
+    )
+    assert result.phases == {"done": 2}
+    admits = sorted(e.t_s for e in sqlite_store.audit("r1") if e.action == "admit")
+    assert admits[0] == 0.0 and admits[1] == 5000.0
+
+
+def test_a_tenant_cap_holds_across_racks(sqlite_store: Store) -> None:
+    fleet = FakeFleet(12, racks=4)
+    refs = [
+        r.model_copy(update={"tenant": "acme" if i % 2 else "globex"}) for i, r in enumerate(refs_for(fleet))
+    ]
+    result = run(
+        fleet, sqlite_store, rollout_spec(max_unavailable={"rack": 3, "tenant": 2}, waves=(1.0,)), refs=refs
+    )
+    assert result.phases == {"done": 12}
+    peak = max_concurrent_unavailable(sqlite_store.audit("r1"), {r.name: r.tenant for r in refs})
+    assert peak == {"acme": 2, "globex": 2}
+
+
+def test_a_halted_rollout_resumes_to_halted_without_admitting_more(sqlite_store: Store) -> None:
+    fleet = FakeFleet(10, racks=1)
+    for d in fleet.devices:
+        d.fail_task = True
+    spec = rollout_spec(max_unavailable={"rack": 10}, failure_budget=0.1, waves=(0.3, 1.0))
+    first = run(fleet, sqlite_store, spec)
+    again = run(fleet, sqlite_store, spec, resume=True)
+    assert first.status == again.status == "halted"
+    assert again.phases.get("pending") == first.phases.get("pending") == 7

@@ -120,6 +120,8 @@ class Executor:
         """
         row = self.store.rollout(self.spec.name)
         self.started_at = row.started_at
+        if row.status == "halted":  # a halt survives restarts; only in-flight devices finish
+            self.halted = row.detail or "halted"
         self.states = {n: DeviceState.from_record(r) for n, r in self.store.states(self.spec.name).items()}
         missing = set(self.refs) - set(self.states)
         if missing:
