@@ -195,3 +195,29 @@ def test_bfb_install_from_the_host_rshim_prints_the_log_and_exits_clean_even_whe
     h.inject(fleet, j, kind="rshim_owned_by_bmc")
     refused = httpx.post(f"{fleet.admin_url}/admin/devices/{j}/host/bfb-install", json={"image": h.NEXT})
     assert refused.status_code == 409 and "another backend already attached" in refused.json()["output"]
+
+
+def test_the_update_service_is_starting_for_a_moment_after_the_bmc_boots():
+    with serve_fleet(settings=EmulatorSettings(dpus=1, port=0, time_scale=0, bmc_starting=True)) as f:
+        f.advance(60.5)  # BMC Enabled at 60 s, inventory (and UpdateService) at 62 s
+        upd = httpx.get(f.bmc_urls[0] + "/redfish/v1/UpdateService", auth=("root", "0penBmc")).json()
+        assert upd["Status"]["State"] == "Starting"
+        body = {"ImageURI": f.image_url("bf-bundle-2.9.2-31_25.02_ubuntu-22.04_prod.bfb")}
+        url = f.bmc_urls[0] + "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate"
+        assert httpx.post(url, json=body, auth=("root", "0penBmc")).status_code == 503
+        f.advance(2)
+        assert httpx.post(url, json=body, auth=("root", "0penBmc")).status_code == 202
+
+
+def test_a_fleet_of_2000_devices_builds_fast_and_small():
+    import time
+    import tracemalloc
+
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    Fleet(EmulatorSettings(dpus=2000, port=0))
+    seconds = time.perf_counter() - t0
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    # 10,000 BMCs must fit in 1 GiB (issue 5): 100 KiB each at most; we measure ~8 KiB.
+    assert peak / 2000 < 32 * 1024 and seconds < 10.0

@@ -94,7 +94,7 @@ class Device:
         self.os_installed = True
         self.arm_hist: deque[tuple[float, str]] = deque(maxlen=48)
         self.bmc_state = "Enabled"
-        self.bmc_up_at = clock.now
+        self.bmc_up_at = -math.inf  # a steady-state BMC has been up since before the emulation
         self.bmc_view: dict[str, str] = dict.fromkeys(ARM_SOURCED, "")
         self.secure_boot = True
         self.sb_db = ["Microsoft Corporation UEFI CA 2011", "Microsoft Windows Production PCA 2011"]

@@ -25,6 +25,7 @@ from fabrictwin.emulator.rferror import (
     not_found,
     not_supported,
     precondition_failed,
+    unavailable,
 )
 
 Body = dict[str, Any]
@@ -147,6 +148,8 @@ class Writer:
         """SimpleUpdate: fetch the ImageURI over HTTP, then start the task (1.5 step 4)."""
         if "ImageURI" not in body:
             raise missing("ImageURI")
+        if not mg.update_ready(dev):
+            raise unavailable(int(dev.t.inventory_delay_s) + 1)
         install.check_not_busy(dev)
         fetched = await self.fetch(str(body["ImageURI"]))
         image: Image | str = fetched if isinstance(fetched, Image) else str(fetched)

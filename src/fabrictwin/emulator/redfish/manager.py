@@ -185,7 +185,7 @@ def update_service(dev: Device) -> dict[str, Any]:
         Id="UpdateService",
         Name="Update Service",
         ServiceEnabled=True,
-        Status=status("Enabled" if dev.bmc_state == "Enabled" else "Disabled"),
+        Status=status("Enabled" if update_ready(dev) else "Starting"),
         HttpPushUri=f"{UPD}/update",
         MaxImageSizeBytes=MAX_IMAGE_BYTES,
         FirmwareInventory=link(INV),
@@ -207,6 +207,12 @@ def update_service(dev: Device) -> dict[str, Any]:
     if profile != "A":  # multipart push from BF-24.04 (1.7) [S21]
         body["MultipartHttpPushUri"] = f"{UPD}/update-multipart"
     return body
+
+
+def update_ready(dev: Device) -> bool:
+    """UpdateService is Enabled once the inventory is up after a BMC boot (7.3: tools wait for
+    ``Status.State == "Enabled"`` before pushing) [S8][S33]."""
+    return dev.bmc_state == "Enabled" and dev.clock.now >= dev.bmc_up_at + dev.t.inventory_delay_s
 
 
 def inventory_collection(dev: Device) -> dict[str, Any]:
