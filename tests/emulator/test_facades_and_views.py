@@ -221,3 +221,23 @@ def test_a_fleet_of_2000_devices_builds_fast_and_small():
     tracemalloc.stop()
     # 10,000 BMCs must fit in 1 GiB (issue 5): 100 KiB each at most; we measure ~8 KiB.
     assert peak / 2000 < 32 * 1024 and seconds < 10.0
+
+
+async def _in_process_gets() -> tuple[int, str, int]:
+    from fabrictwin.emulator.app import create_app
+
+    app = create_app(EmulatorSettings(dpus=300, port=18000, time_scale=0))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, auth=("root", "0penBmc")) as client:
+        sys_ = await client.get("http://127.0.2.1/redfish/v1/Systems/Bluefield")  # DPU 254
+        root = await client.get("http://127.0.0.1/redfish/v1")
+        bad = await client.get("http://127.0.2.1/redfish/v1/Systems/Bluefield", auth=("root", "nope"))
+    serial = app.fleet.devices[254].ident.serial
+    assert sys_.json()["SerialNumber"] == serial
+    return sys_.status_code, root.json()["Name"], bad.status_code
+
+
+def test_the_app_factory_runs_in_process_through_an_asgi_transport():
+    import asyncio
+
+    assert asyncio.run(_in_process_gets()) == (200, "fabrictwin fleet aggregator", 401)

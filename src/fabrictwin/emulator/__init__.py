@@ -5,7 +5,17 @@ Start here: :func:`serve_fleet` (tests) or ``fabrictwin emulator serve`` (operat
 addressing, URLs and admin API are in ``docs/emulator.md``.
 """
 
+from fabrictwin.emulator.app import create_app
 from fabrictwin.emulator.serve import FleetHandle, run_fleet, serve_fleet, start_fleet
 from fabrictwin.spec.faults import EmulatorSettings, Fault, FaultPlan
 
-__all__ = ["EmulatorSettings", "Fault", "FaultPlan", "FleetHandle", "run_fleet", "serve_fleet", "start_fleet"]
+__all__ = [
+    "EmulatorSettings",
+    "Fault",
+    "FaultPlan",
+    "FleetHandle",
+    "create_app",
+    "run_fleet",
+    "serve_fleet",
+    "start_fleet",
+]

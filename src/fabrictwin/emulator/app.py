@@ -23,6 +23,7 @@ from fabrictwin.emulator.images import Image, parse_image
 from fabrictwin.emulator.redfish.aggregator import aggregator
 from fabrictwin.emulator.redfish.bmc import BmcHandler, json_response
 from fabrictwin.emulator.rferror import RedfishError
+from fabrictwin.spec.faults import EmulatorSettings
 
 
 def http_uri(image_uri: str) -> str:
@@ -111,3 +112,12 @@ class EmulatorApp:
         if image is None:
             return Response("404 Not Found\n", 404, media_type="text/plain")
         return Response(image.render(), media_type="application/octet-stream")
+
+
+def create_app(settings: EmulatorSettings) -> EmulatorApp:
+    """App factory: a fleet built from ``settings`` behind one ASGI app (no module globals).
+
+    Serve it with :func:`fabrictwin.emulator.serve.open_sockets` + uvicorn, or call it in
+    process through ``httpx.ASGITransport`` (the URL's host picks the BMC, as a socket would).
+    """
+    return EmulatorApp(Fleet(settings))
