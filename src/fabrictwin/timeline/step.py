@@ -166,7 +166,7 @@ class _Builder:
         if cfg.zero_stage in (1, 2) and cfg.dp > 1:
             gather = self.dp_bucket_time(1, "all_gather") * cfg.virtual_stages
             last = self.add(f"s{s}/dp_gather", f"stage{s}/comm-dp", gather, "comm:dp_all_gather", (opt,))
-        self.add(f"s{s}/overhead", comp, cfg.workload.calibration.step_overhead_s, "overhead", (last,))
+        self.add(f"s{s}/overhead", comp, cfg.workload.calibration.step_overhead_s, "step_overhead", (last,))
 
 
 def _zero3_ops(b: _Builder) -> None:

@@ -116,7 +116,7 @@ def evaluate(s: ScenarioSpec, r: Resolved, local_batch: int, tl: StepTimeline) -
     over = (budget.training_cores + other + loading) / budget.host_cores - 1.0
     interference = 0.0
     if over > 0:
-        cpu_critical = tl.breakdown_s.get("overhead", 0.0)
+        cpu_critical = tl.breakdown_s.get("step_overhead", 0.0)
         if r.fabric.transport == "tcp":
             cpu_critical += sum(v for k, v in tl.breakdown_s.items() if k.startswith("comm:dp"))
         interference = cpu_critical * over
