@@ -133,3 +133,25 @@ def test_the_bmc_reports_the_arm_state_it_last_polled_not_the_live_one(model):
     assert m.dev.arm_state == "BootRom" and m.dev.observed_arm_state() == "OsIsRunning"
     m.clock.advance(1.0)  # the poll has happened
     assert m.dev.observed_arm_state() == "BootRom"
+
+
+def test_a_bmc_reset_mid_transfer_aborts_the_task_and_the_arm_stays_in_the_installer(model):
+    m = model()
+    task = install.simple_update(m.dev, m.link, BODY, NEXT_BFB)
+    m.clock.advance_to(100.0)
+    m.dev.boot_bmc(120.0)
+    m.clock.run()
+    assert task.state == "Exception" and "BMC reset" in task.messages[-1].resolution
+    assert m.link.active == [] and not m.dev.installing
+    assert m.dev.arm_state == "FirmwareUpdateInProgress"  # half a stream: recover with a new push
+
+
+def test_a_cold_host_cycle_mid_transfer_aborts_the_push_and_boots_the_old_os(model):
+    m = model()
+    old = m.dev.fw["DPU_OS"]
+    task = install.simple_update(m.dev, m.link, BODY, NEXT_BFB)
+    m.clock.advance_to(100.0)
+    m.dev.host_power_cycle(cold=True)
+    m.clock.run()
+    assert task.state == "Exception" and "Connection timed out" in task.messages[-1].resolution
+    assert m.dev.arm_state == "OsIsRunning" and m.dev.fw["DPU_OS"] == old

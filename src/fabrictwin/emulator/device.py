@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from fabrictwin.emulator import nvconfig
@@ -108,6 +109,8 @@ class Device:
         self.installing = False
         self.scp_keys: set[str] = set()
         self.host_push_log: list[str] = []
+        self.abort_transfer: Callable[[str], None] | None = None
+        """Set by the install workflow while an image streams; aborts it with a reason."""
         self._arm_timers: list[Timer] = []
         self._bmc_timers: list[Timer] = []
         self._poll_phase = (ident.index * 7.3) % self.t.bmc_poll_s  # spread NC-SI polls
@@ -301,6 +304,8 @@ class Device:
             timer.cancel()
         self.bmc_state = "Starting"
         self.bmc_view = dict.fromkeys(ARM_SOURCED, "")
+        if self.abort_transfer is not None:  # the BMC process streaming to RShim dies with it
+            self.abort_transfer("Transfer aborted: BMC reset")
         self.log("bmc Starting")
         if self.has("task_lost_after_bmc_reboot"):
             self.tasks.clear()
@@ -321,6 +326,8 @@ class Device:
         firmware, pending CEC apply) and the Arm reboots. Warm: the card keeps running (1.8)."""
         drained = cold and not self.has("chassis_no_power_drain")
         self.log(f"host power cycle ({'cold' if drained else 'warm'})")
+        if drained and self.abort_transfer is not None:  # the Arm stops taking the stream
+            self.abort_transfer("cat: write error: Connection timed out (/dev/rshim0/boot)")
         if self.has("mode_revert_on_config_reset"):
             # The host's NIC-config agent runs ``mlxconfig reset`` before re-applying its own
             # settings on every boot, which also resets the mode (2.2 caveat) [S59].

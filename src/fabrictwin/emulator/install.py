@@ -126,6 +126,14 @@ def _begin_transfer(
     dev.stream_boot()
     link.start(transfer)
 
+    def abort(reason: str) -> None:
+        link.stop(transfer)
+        dev.abort_transfer = None
+        dev.installing = False
+        _abort(dev, task, reason)
+
+    dev.abort_transfer = abort
+
 
 def _stop_pct(dev: Device) -> float:
     for kind in ("transfer_fail_at", "task_stall"):
@@ -165,6 +173,7 @@ def _transfer_stopped(
     dev: Device, link: SharedLink, task: Task, tr: Transfer, image: Image, pct: float
 ) -> None:
     now = dev.clock.now
+    dev.abort_transfer = None
     if dev.has("task_stall") and pct < 100.0:
         task.frozen_pct = float(max(s for s in HTTP_STEPS if s <= pct))
         dev.log(f"task {task.task_id} stalled at {pct:g}%")
