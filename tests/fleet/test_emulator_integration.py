@@ -215,3 +215,26 @@ def test_the_cli_discovers_inventories_and_reports_status(emu: FleetHandle, tmp_
         app, ["fleet", "inventory", "--store", db], env={"FABRICTWIN_BMC_PASSWORD": None}
     )
     assert isinstance(unset.exception, SpecError) and "FABRICTWIN_BMC_PASSWORD" in str(unset.exception)
+
+
+def test_a_nic_mode_fleet_completes_when_the_arm_parks_in_uefi_again() -> None:
+    # NIC-mode DPUs report no DPU_OS/DPU_NIC and never reach OsIsRunning (reference 1.5, 1.7):
+    # waiting for OsIsRunning would hang forever, the failure users report [S47].
+    settings = EmulatorSettings(dpus=4, seed=9, time_scale=0, port=0, mode="NicMode")
+    with serve_fleet(settings=settings) as h:
+        refs = refs_from_admin(admin(h, "/admin/fleet"))
+        spec = rollout(
+            "nic", h.image_url, h.admin_url, settings.timings, max_unavailable={"rack": 4}, waves=(1.0,)
+        )
+        store = Store(f"sqlite:///{tempfile.mkdtemp()}/f.db")
+        result = execute(h, spec, refs, store)
+        assert result.phases == {"done": 4}
+        for i in range(4):
+            events = [ev for _, ev in admin(h, f"/admin/devices/{i}/trace")]
+            assert transfers(h, i) == 1
+            done = events.index("install done, rebooting")
+            assert "arm parked in UEFI (NIC mode)" in events[done:]
+            # the staged NIC firmware was activated by one cold cycle through the platform BMC
+            assert sum(1 for ev in events[done:] if "power cycle" in ev.lower()) >= 1, events[done:]
+        installed = [e for e in store.audit("nic") if e.action == "installed"]
+        assert all(e.detail.get("note") == "NIC mode: versions are not reported" for e in installed)

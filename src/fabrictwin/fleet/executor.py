@@ -101,8 +101,9 @@ class Executor:
         waves = plan.wave_of()
         initial = []
         for name in self.refs:
-            s = DeviceState(name, waves[name], since=self.started_at)
-            if versions[name] == self.spec.target.version:
+            version, mode = versions[name]
+            s = DeviceState(name, waves[name], since=self.started_at, nic_mode=mode == "NicMode")
+            if version == self.spec.target.version:
                 s = s.to("skipped", self.started_at, reason="already at the target version")
             self.states[name] = s
             initial.append(s)

@@ -47,7 +47,7 @@ async def check_image(bmc: BlueField, image: ImageSpec, role: str) -> None:
         )
 
 
-async def _device(bmc: BlueField, ref: DeviceRef, spec: RolloutSpec) -> str:
+async def _device(bmc: BlueField, ref: DeviceRef, spec: RolloutSpec) -> tuple[str, str]:
     system = await bmc.system()  # reachability and credentials
     generation = await bmc.generation() or ref.generation
     for role, image in (("target", spec.target), ("previous", spec.previous)):
@@ -59,13 +59,13 @@ async def _device(bmc: BlueField, ref: DeviceRef, spec: RolloutSpec) -> str:
             )
     if system.power_state and system.power_state != "On":
         raise DeviceError(f"Arm power is {system.power_state}", device=ref.name)
-    return await bmc.version("DPU_OS")
+    return await bmc.version("DPU_OS"), await bmc.mode()
 
 
 async def preflight(
     spec: RolloutSpec, refs: Sequence[DeviceRef], bmcs: Mapping[str, BlueField]
-) -> dict[str, str]:
-    """Device -> current ``DPU_OS`` version, or raise naming every failing device.
+) -> dict[str, tuple[str, str]]:
+    """Device -> (current ``DPU_OS`` version, mode), or raise naming every failing device.
 
     Raises :class:`SpecError` for a missing or mismatched image and :class:`PreflightError`
     when devices are unreachable, refuse the credentials or have the wrong generation.
@@ -78,7 +78,7 @@ async def preflight(
         await check_image(first, spec.previous, "previous")
     results = await asyncio.gather(*(_device(bmcs[r.name], r, spec) for r in refs), return_exceptions=True)
     errors: list[str] = []
-    versions: dict[str, str] = {}
+    versions: dict[str, tuple[str, str]] = {}
     for ref, result in zip(refs, results, strict=True):
         if isinstance(result, DeviceError):
             errors.append(str(result) if ref.name in str(result) else f"{ref.name}: {result}")

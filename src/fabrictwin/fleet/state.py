@@ -64,6 +64,8 @@ class DeviceState:
     """A host power cycle was requested in this install."""
     reason: str = ""
     """Why the device failed, was rolled back or quarantined."""
+    nic_mode: bool = False
+    """NIC mode: the Arm parks in UEFI and the BMC reports no DPU_OS/DPU_NIC (reference 1.5, 1.7)."""
 
     @property
     def terminal(self) -> bool:

@@ -22,6 +22,8 @@ MAX_TEMPORARY = 8
 """Temporary errors in a row before a device is failed (about 4 min at the 30 s poll)."""
 OS_RUNNING = "OsIsRunning"
 """Arm steady state in DPU mode (reference 1.5 step 5, 7.2)."""
+NIC_PARKED = "UEFI"
+"""Arm steady state of a BF3 in NIC mode: parked in UEFI, no OS (reference 1.5 step 5, 2.1)."""
 BOOTING = frozenset({"Off", "BootRom", "BL2", "BL31", "UEFI", "OsStarting", "FirmwareUpdateInProgress"})
 """Transient ``OemLastState`` values on the way to ``OsIsRunning`` (reference 1.5 step 5)."""
 
@@ -89,7 +91,8 @@ async def _adopt(s: DeviceState, ctx: Ctx, image: ImageSpec) -> DeviceState | No
     if await ctx.bmc.version("DPU_OS") == image.version:
         ctx.log("adopt_installed", version=image.version)
         return s.to("install", ctx.now)
-    if s.image == "target" and (await ctx.bmc.system()).arm_state != OS_RUNNING:
+    steady = NIC_PARKED if s.nic_mode else OS_RUNNING
+    if s.image == "target" and (await ctx.bmc.system()).arm_state != steady:
         # A rollback must not wait on a hung install: only the first push may be in flight.
         ctx.log("adopt_installing")
         return s.to("install", ctx.now)
@@ -102,7 +105,7 @@ async def _push(s: DeviceState, ctx: Ctx) -> DeviceState:
         adopted = await _adopt(s, ctx, image)
         if adopted is not None:
             return adopted
-    elif s.image == "previous":
+    elif s.image == "previous" and not s.nic_mode:  # NIC mode reports no version to compare
         system = await ctx.bmc.system()
         d = ctx.spec.durations
         settling = ctx.now - s.since < 2 * d.boot_s
@@ -142,7 +145,17 @@ async def _nic_ok(ctx: Ctx, image: ImageSpec) -> bool:
 async def _install(s: DeviceState, ctx: Ctx) -> DeviceState:
     image, d = ctx.image(s), ctx.spec.durations
     system = await ctx.bmc.system()
-    if system.arm_state == OS_RUNNING and await ctx.bmc.version("DPU_OS") == image.version:
+    if s.nic_mode:
+        # No OS and no versions in NIC mode: done once the installer's time has passed and the
+        # Arm is parked in UEFI again (during the install it reports FirmwareUpdateInProgress).
+        if system.arm_state == NIC_PARKED and ctx.now - s.since >= d.install_s:
+            ctx.log("installed", version=image.version, note="NIC mode: versions are not reported")
+            if image.nic_fw_version and ctx.platform is not None:
+                # NIC firmware cannot be read back in NIC mode, and a NIC-mode BlueField must not be
+                # fw-reset (it may come back in DPU mode, reference 2.2): a cold cycle activates it.
+                return s.to("power_cycle", ctx.now)
+            return s.to("verify", ctx.now)
+    elif system.arm_state == OS_RUNNING and await ctx.bmc.version("DPU_OS") == image.version:
         ctx.log("installed", version=image.version)
         if not await _nic_ok(ctx, image):
             return s.to("power_cycle", ctx.now)
@@ -165,7 +178,10 @@ async def _power_cycle(s: DeviceState, ctx: Ctx) -> DeviceState:
         ctx.log("power_cycle", reason="NIC firmware staged until a cold cycle")
         return s.later(ctx.now + d.power_cycle_s, power_cycled=True)
     system = await ctx.bmc.system()
-    if system.arm_state == OS_RUNNING:
+    if s.nic_mode:
+        if system.arm_state == NIC_PARKED and ctx.now - s.since >= d.power_cycle_s:
+            return s.to("verify", ctx.now)
+    elif system.arm_state == OS_RUNNING:
         nic = await ctx.bmc.version("DPU_NIC")
         if nic == image.nic_fw_version:
             return s.to("verify", ctx.now)
@@ -180,9 +196,16 @@ async def _power_cycle(s: DeviceState, ctx: Ctx) -> DeviceState:
     return s.later(ctx.now + d.poll_s)
 
 
-async def _gates(ctx: Ctx, image: ImageSpec) -> str:
-    """'' when every health gate passes, else the first failed gate."""
+async def _gates(ctx: Ctx, image: ImageSpec, nic_mode: bool) -> str:
+    """'' when every health gate passes, else the first failed gate.
+
+    In NIC mode only the Arm state can be checked: versions and port monitoring are not
+    available there (reference 1.7, 2.4, Table of Common Redfish Commands [S67]).
+    """
     gates = ctx.spec.health
+    if nic_mode:
+        state = (await ctx.bmc.system()).arm_state
+        return "" if state == NIC_PARKED else f"Arm state {state}, expected {NIC_PARKED} (NIC mode)"
     if gates.require_os_running and (state := (await ctx.bmc.system()).arm_state) != OS_RUNNING:
         return f"Arm state {state}, expected {OS_RUNNING}"
     if gates.require_versions:
@@ -198,7 +221,7 @@ async def _gates(ctx: Ctx, image: ImageSpec) -> str:
 
 
 async def _verify(s: DeviceState, ctx: Ctx) -> DeviceState:
-    problem = await _gates(ctx, ctx.image(s))
+    problem = await _gates(ctx, ctx.image(s), s.nic_mode)
     if not problem:
         ctx.log("verified", image=ctx.image(s).version)
         return s.to("undrain", ctx.now)
