@@ -238,3 +238,12 @@ def test_a_nic_mode_fleet_completes_when_the_arm_parks_in_uefi_again() -> None:
             assert sum(1 for ev in events[done:] if "power cycle" in ev.lower()) >= 1, events[done:]
         installed = [e for e in store.audit("nic") if e.action == "installed"]
         assert all(e.detail.get("note") == "NIC mode: versions are not reported" for e in installed)
+
+
+def test_discovery_over_a_loopback_range_names_devices_by_serial(emu: FleetHandle) -> None:
+    store = Store(f"sqlite:///{tempfile.mkdtemp()}/f.db")
+    port = emu.bmc_urls[0].rsplit(":", 1)[1]
+    records = service.discover(f"127.0.1.1-127.0.1.4:{port}", store, "root", "0penBmc")
+    serials = [str(r["serial"]).strip() for r in admin(emu, "/admin/fleet")[:4]]
+    assert [r.serial for r in records] == serials
+    assert [d.name for d in service.fleet_from_store(store).devices] == sorted(serials)

@@ -122,7 +122,10 @@ def discover(
             rows = []
             for ref, rec in zip(refs, records, strict=True):
                 gen = rec.generation if rec.generation in ("BF2", "BF3") else ref.generation
-                rows.append({**ref.model_dump(), "generation": gen, "inventory": rec.to_record()})
+                # the serial names a DPU for life; an index-derived name only until it is known
+                name = rec.serial if rec.serial and ref.name.startswith("dpu") else ref.name
+                row = {**ref.model_dump(), "name": name, "generation": gen, "inventory": rec.to_record()}
+                rows.append(row)
             store.upsert_devices(rows, seen_at=now)
             return records
 
