@@ -342,3 +342,17 @@ def test_zero_trust_privileges_apply_at_once_and_stop_host_side_config(fleet, bm
     httpx.post(f"{fleet.admin_url}/admin/devices/{i}/host/power", json={"action": "cycle"})
     assert "SoC Management Interface" not in h.host(fleet, i, "lspci")
     assert c.get(f"{SYS}/Oem/Nvidia").dict["HostRshim"] == "Disabled"
+
+
+def test_clearing_a_fault_through_the_admin_api_restores_the_bmc(fleet, bmcs, h):
+    i = bmcs.take()
+    h.inject(fleet, i, kind="auth_fail")
+    assert httpx.get(fleet.bmc_urls[i] + SYS, auth=("root", "0penBmc")).status_code == 401
+    listed = httpx.get(f"{fleet.admin_url}/admin/devices/{i}/faults").json()
+    assert [f["kind"] for f in listed] == ["auth_fail"]
+    bad = httpx.delete(f"{fleet.admin_url}/admin/devices/{i}/faults", params={"kind": "cosmic_ray"})
+    assert bad.status_code == 400
+    httpx.delete(f"{fleet.admin_url}/admin/devices/{i}/faults", params={"kind": "auth_fail"})
+    assert httpx.get(fleet.bmc_urls[i] + SYS, auth=("root", "0penBmc")).status_code == 200
+    trace = [e for _, e in httpx.get(f"{fleet.admin_url}/admin/devices/{i}/trace").json()]
+    assert trace[-2:] == ["fault auth_fail injected", "fault auth_fail cleared"]

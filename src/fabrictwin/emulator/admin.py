@@ -18,7 +18,7 @@ from fabrictwin.emulator.device import Device
 from fabrictwin.emulator.fleet import Fleet
 from fabrictwin.emulator.hostpush import bfb_install_output, host_push
 from fabrictwin.emulator.images import Image
-from fabrictwin.errors import NotFound
+from fabrictwin.errors import NotFound, SpecError
 from fabrictwin.spec.faults import Fault
 
 
@@ -121,7 +121,7 @@ async def _faults(dev: Device, request: Request) -> Response:
         kind = request.query_params.get("kind")
         try:
             faults.clear(dev, kind)
-        except Exception as exc:  # SpecError: unknown kind
+        except SpecError as exc:  # unknown kind
             return _error(400, str(exc))
         return _json({"cleared": kind or "all"})
     try:
