@@ -68,6 +68,12 @@ def test_zero3_gathers_parameters_and_scatters_gradients(make_config: Any) -> No
     assert {"comm:dp_all_gather", "comm:dp_reduce_scatter"} <= cats
 
 
+def test_zero3_computes_every_microbatch(make_config: Any) -> None:
+    one = simulate_step(make_config(dp=8, zero_stage=3, microbatches=1))
+    four = simulate_step(make_config(dp=8, zero_stage=3, microbatches=4))
+    assert four.breakdown_s["compute"] == pytest.approx(4 * one.breakdown_s["compute"])
+
+
 def test_zero3_with_pipeline_parallelism_is_refused(make_config: Any) -> None:
     with pytest.raises(Infeasible, match="ZeRO-3"):
         simulate_step(make_config(dp=8, pp=2, microbatches=2, zero_stage=3))

@@ -170,23 +170,25 @@ class _Builder:
 
 
 def _zero3_ops(b: _Builder) -> None:
-    """ZeRO-3 / FSDP on one stage: gather parameters per bucket (prefetch one ahead) in forward
-    and backward, reduce-scatter gradients per bucket in backward (Rajbhandari et al. 2020, 5.3)."""
+    """ZeRO-3 / FSDP on one stage: for every micro-batch, gather parameters per bucket (prefetch
+    one bucket ahead) in forward and backward, and reduce-scatter gradients per bucket in backward
+    (Rajbhandari et al. 2020, 5.3; FSDP re-gathers per micro-batch unless told to keep them)."""
     n = _buckets(b.cfg)
     gather = b.dp_bucket_time(n, "all_gather")
     scatter = b.dp_bucket_time(n, "reduce_scatter")
     comp, comm = "stage0/compute", "stage0/comm-dp"
-    for direction, total in (("F", b.mb_time.forward_s), ("B", b.mb_time.backward_s)):
-        for k in range(n):
-            pre = (f"z{direction}{k - 2}",) if k >= 2 else ()
-            ag = b.add(f"ag{direction}{k}", comm, gather, "comm:dp_all_gather", pre)
-            piece = b.add(f"z{direction}{k}", comp, total / n, "compute", (ag,))
-            if direction == "B":
-                b.dp_ops.setdefault(0, []).append(
-                    b.add(f"rs{k}", comm, scatter, "comm:dp_reduce_scatter", (piece,))
-                )
-        for cat, seconds in _pass_comm(b.cfg, direction):
-            b.add(f"z{direction}/{cat}", comp, seconds, cat)
+    for mb in range(b.cfg.microbatches):
+        for direction, total in (("F", b.mb_time.forward_s), ("B", b.mb_time.backward_s)):
+            tag = f"{direction}{mb}."
+            for k in range(n):
+                pre = (f"z{tag}{k - 2}",) if k >= 2 else ()
+                ag = b.add(f"ag{tag}{k}", comm, gather, "comm:dp_all_gather", pre)
+                piece = b.add(f"z{tag}{k}", comp, total / n, "compute", (ag,))
+                if direction == "B":
+                    rs = b.add(f"rs{tag}{k}", comm, scatter, "comm:dp_reduce_scatter", (piece,))
+                    b.dp_ops.setdefault(0, []).append(rs)
+            for cat, seconds in _pass_comm(b.cfg, direction):
+                b.add(f"z{tag}/{cat}", comp, seconds, cat)
 
 
 def build_step_ops(cfg: StepConfig) -> list[Op]:
