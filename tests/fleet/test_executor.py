@@ -264,3 +264,31 @@ def test_a_halted_rollout_resumes_to_halted_without_admitting_more(sqlite_store:
     again = run(fleet, sqlite_store, spec, resume=True)
     assert first.status == again.status == "halted"
     assert again.phases.get("pending") == first.phases.get("pending") == 7
+
+
+def test_a_malformed_bmc_answer_fails_that_device_only(sqlite_store: Store) -> None:
+    import httpx
+
+    fleet = FakeFleet(3, racks=1)
+    original = fleet.handle
+
+    def garbled(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "bmc-1.test" and request.url.path.endswith("SimpleUpdate"):
+            return httpx.Response(202, content=b"<html>not json</html>")
+        return original(request)
+
+    fleet.handle = garbled  # type: ignore[method-assign]
+    result = run(
+        fleet, sqlite_store, rollout_spec(max_unavailable={"rack": 3}, waves=(1.0,), failure_budget=0.5)
+    )
+    assert result.phases == {"done": 2, "rolled_back": 1}
+    assert "unexpected answer from the BMC" in result.reasons["dpu0001"]
+
+
+def test_starting_a_rollout_under_a_taken_name_contacts_no_device(sqlite_store: Store) -> None:
+    fleet = FakeFleet(2)
+    run(fleet, sqlite_store, rollout_spec(waves=(1.0,)))
+    before = fleet.requests
+    with pytest.raises(SpecError, match="already exists"):
+        run(fleet, sqlite_store, rollout_spec(waves=(1.0,)))
+    assert fleet.requests == before

@@ -92,12 +92,13 @@ class Executor:
         Raises :class:`SpecError` / :class:`DeviceError` (from the preflight) naming the device
         and the cause; nothing is drained or pushed then.
         """
+        if self.store.exists(self.spec.name):
+            raise SpecError(
+                f"a rollout named {self.spec.name!r} already exists; use 'rollout resume' or a new name"
+            )
         versions = await preflight(self.spec, list(self.refs.values()), self.bmcs)
         plan = plan_rollout(self.spec, list(self.refs.values()))
         self.started_at = self.clock.now()
-        self.store.create_rollout(
-            self.spec.name, self.spec.model_dump(mode="json"), plan_record(plan), self.started_at
-        )
         waves = plan.wave_of()
         initial = []
         for name in self.refs:
@@ -107,8 +108,11 @@ class Executor:
                 s = s.to("skipped", self.started_at, reason="already at the target version")
             self.states[name] = s
             initial.append(s)
-        self.store.save(
+        self.store.create_rollout(
             self.spec.name,
+            self.spec.model_dump(mode="json"),
+            plan_record(plan),
+            self.started_at,
             [(s.device, s.phase, s.to_record()) for s in initial],
             [AuditEntry("*", self.started_at, "start", {"devices": len(initial)})],
         )

@@ -65,6 +65,8 @@ async def step(s: DeviceState, ctx: Ctx) -> DeviceState:
         return s.later(ctx.now + max(exc.delay_s, ctx.spec.durations.poll_s), attempts=s.attempts + 1)
     except DeviceError as exc:
         return await fail(s, ctx, str(exc))
+    except (ValueError, KeyError) as exc:  # malformed JSON or a resource missing a field
+        return await fail(s, ctx, f"unexpected answer from the BMC ({type(exc).__name__}: {exc})")
 
 
 async def _drain(s: DeviceState, ctx: Ctx) -> DeviceState:

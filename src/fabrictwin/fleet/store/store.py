@@ -114,9 +114,18 @@ class Store:
     # rollouts --------------------------------------------------------------------------------
 
     def create_rollout(
-        self, name: str, spec: dict[str, Any], plan: dict[str, Any], started_at: float
+        self,
+        name: str,
+        spec: dict[str, Any],
+        plan: dict[str, Any],
+        started_at: float,
+        states: Sequence[tuple[str, str, dict[str, Any]]] = (),
+        entries: Sequence[AuditEntry] = (),
     ) -> None:
-        """Record a new rollout. Raises :class:`SpecError` when the name is taken."""
+        """Record a new rollout with its first device states, in one transaction.
+
+        Raises :class:`SpecError` when the name is taken.
+        """
         with self.engine.begin() as conn:
             exists = conn.execute(
                 sa.select(schema.rollouts.c.name).where(schema.rollouts.c.name == name)
@@ -130,6 +139,13 @@ class Store:
                     name=name, spec=spec, plan=plan, status="running", detail="", started_at=started_at
                 )
             )
+            self._write(conn, name, states, entries)
+
+    def exists(self, name: str) -> bool:
+        """True when a rollout of this name is stored."""
+        with self.engine.connect() as conn:
+            query = sa.select(schema.rollouts.c.name).where(schema.rollouts.c.name == name)
+            return conn.execute(query).first() is not None
 
     def rollout(self, name: str) -> RolloutRow:
         """The stored rollout. Raises :class:`NotFound` when there is none of that name."""
@@ -163,33 +179,40 @@ class Store:
         if not states and not entries:
             return
         with self.engine.begin() as conn:
-            if states:
-                names = [s[0] for s in states]
-                table = schema.device_states
-                for i in range(0, len(names), 500):
-                    conn.execute(
-                        sa.delete(table).where(
-                            table.c.rollout == rollout, table.c.device.in_(names[i : i + 500])
-                        )
-                    )
+            self._write(conn, rollout, states, entries)
+
+    @staticmethod
+    def _write(
+        conn: sa.Connection,
+        rollout: str,
+        states: Sequence[tuple[str, str, dict[str, Any]]],
+        entries: Sequence[AuditEntry],
+    ) -> None:
+        if states:
+            names = [s[0] for s in states]
+            table = schema.device_states
+            for i in range(0, len(names), 500):
                 conn.execute(
-                    sa.insert(table),
-                    [{"rollout": rollout, "device": d, "phase": p, "record": r} for d, p, r in states],
+                    sa.delete(table).where(table.c.rollout == rollout, table.c.device.in_(names[i : i + 500]))
                 )
-            if entries:
-                conn.execute(
-                    sa.insert(schema.audit),
-                    [
-                        {
-                            "rollout": rollout,
-                            "device": e.device,
-                            "t_s": e.t_s,
-                            "action": e.action,
-                            "detail": e.detail,
-                        }
-                        for e in entries
-                    ],
-                )
+            conn.execute(
+                sa.insert(table),
+                [{"rollout": rollout, "device": d, "phase": p, "record": r} for d, p, r in states],
+            )
+        if entries:
+            conn.execute(
+                sa.insert(schema.audit),
+                [
+                    {
+                        "rollout": rollout,
+                        "device": e.device,
+                        "t_s": e.t_s,
+                        "action": e.action,
+                        "detail": e.detail,
+                    }
+                    for e in entries
+                ],
+            )
 
     def states(self, rollout: str) -> dict[str, dict[str, Any]]:
         """Device -> stored state record of a rollout."""
