@@ -111,10 +111,10 @@ def test_the_failure_budget_halts_new_waves_and_leaves_the_rest_pending(sqlite_s
     assert sqlite_store.rollout("r1").status == "halted"
 
 
-def test_a_crash_after_the_push_but_before_it_is_stored_does_not_flash_again(sqlite_store: Store) -> None:
+def test_a_crash_after_the_push_but_before_it_is_stored_does_not_flash_again(store: Store) -> None:
     fleet = FakeFleet(8, racks=2)
     spec = rollout_spec(max_unavailable={"rack": 4}, waves=(1.0,))
-    original = sqlite_store.save
+    original = store.save
 
     class Killed(Exception):
         pass
@@ -124,15 +124,15 @@ def test_a_crash_after_the_push_but_before_it_is_stored_does_not_flash_again(sql
             raise Killed  # the POSTs went out; the process dies before the commit
         original(rollout, states, entries)
 
-    sqlite_store.save = save_then_die  # type: ignore[method-assign]
+    store.save = save_then_die  # type: ignore[method-assign]
     with pytest.raises(Killed):
-        run(fleet, sqlite_store, spec)
+        run(fleet, store, spec)
     assert sum(d.pushes for d in fleet.devices) == 8
-    sqlite_store.save = original  # type: ignore[method-assign]
-    result = run(fleet, sqlite_store, spec, resume=True)
+    store.save = original  # type: ignore[method-assign]
+    result = run(fleet, store, spec, resume=True)
     assert result.phases == {"done": 8}
     assert [d.pushes for d in fleet.devices] == [1] * 8
-    assert sum(1 for e in sqlite_store.audit("r1") if e.action == "adopt_task") == 8
+    assert sum(1 for e in store.audit("r1") if e.action == "adopt_task") == 8
 
 
 def test_bad_credentials_name_the_device_and_change_nothing(sqlite_store: Store) -> None:
