@@ -241,3 +241,36 @@ def test_a_scaled_clock_runs_a_full_install_in_a_few_wall_seconds():
                 break
             time.sleep(0.02)
         assert fw == NEXT_BFB.os and "FirmwareUpdateInProgress" in states
+
+
+def test_secure_boot_changes_after_two_arm_reboots_and_bios_settings_after_one(fleet, bmcs, h):
+    i = bmcs.take()
+    c = h.rf(fleet, i)
+    sb = f"{SYS}/SecureBoot"
+    tag = c.get(sb).getheader("ETag")
+    assert c.patch(sb, body={"SecureBootEnable": False}, headers={"If-Match": tag}).status == 200
+    c.patch(f"{SYS}/Bios/Settings", body={"Attributes": {"EmmcWipe": True}})
+    assert c.get(f"{SYS}/Bios/Settings").dict["Attributes"] == {"EmmcWipe": True}
+    reset = f"{SYS}/Actions/ComputerSystem.Reset"
+    c.post(reset, body={"ResetType": "ForceRestart"})
+    fleet.advance(200)
+    assert c.get(f"{SYS}/Bios").dict["Attributes"]["EmmcWipe"] is True
+    assert c.get(sb).dict["SecureBootEnable"] is True  # one reboot is not enough
+    c.post(reset, body={"ResetType": "ForceRestart"})
+    fleet.advance(200)
+    assert c.get(sb).dict["SecureBootEnable"] is False
+    assert h.host(fleet, i, "mokutil-sb-state") == "SecureBoot disabled\n"
+
+
+def test_a_nic_mode_card_installs_a_bfb_and_parks_in_uefi_again(bmcs, h):
+    from fabrictwin.emulator import serve_fleet
+    from fabrictwin.spec.faults import EmulatorSettings
+
+    with serve_fleet(settings=EmulatorSettings(dpus=1, port=0, time_scale=0, mode="NicMode")) as f:
+        c = h.rf(f, 0)
+        assert c.get(SYS).dict["BootProgress"]["OemLastState"] == "UEFI"
+        assert h.start_install(f, c).status == 202
+        f.advance(2400)
+        assert c.get(SYS).dict["BootProgress"]["OemLastState"] == "UEFI"  # completion value in NIC mode
+        assert c.get("/redfish/v1/UpdateService/FirmwareInventory/DPU_OS").dict["Version"] == ""
+        assert h.state(f, 0)["firmware"]["DPU_OS"] == NEXT_BFB.os

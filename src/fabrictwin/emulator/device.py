@@ -100,6 +100,9 @@ class Device:
         self.secure_boot = True
         self.sb_db = ["Microsoft Corporation UEFI CA 2011", "Microsoft Windows Production PCA 2011"]
         self.bios_pending: dict[str, str] = {}
+        self.bios_applied: dict[str, str] = {}
+        self.secure_boot_pending: bool | None = None
+        self.secure_boot_boots = 0
         self.rshim_log: deque[str] = deque()
         self.sel: list[LogEntry] = []
         self.tasks: dict[int, Task] = {}
@@ -235,6 +238,7 @@ class Device:
     def boot_arm(self) -> None:
         """BootRom -> BL2 -> BL31 -> UEFI, then OS or park (7.2)."""
         self._set_arm("BootRom")
+        self._apply_boot_settings()
         if self.has("psc_error_60"):
             self.rshim("ERR[BL1]: PSC error -60")
             self.log("arm stuck: PSC error -60")
@@ -244,6 +248,20 @@ class Device:
         self._arm_after(0.2 * span, lambda: self._stage("BL2"))
         self._arm_after(0.5 * span, lambda: self._stage("BL31"))
         self._arm_after(span, self._reach_uefi)
+
+    def _apply_boot_settings(self) -> None:
+        """Pending BIOS attributes apply at the next Arm boot (7.3 Bios/Settings) [S6]; a
+        secure-boot change takes two Arm reboots (NICo waits for two) [S42]."""
+        if self.bios_pending:
+            self.bios_applied.update(self.bios_pending)
+            self.bios_pending.clear()
+            self.log("bios settings applied")
+        if self.secure_boot_pending is not None:
+            self.secure_boot_boots += 1
+            if self.secure_boot_boots >= 2:
+                self.secure_boot = self.secure_boot_pending
+                self.secure_boot_pending = None
+                self.log(f"secure boot {'enabled' if self.secure_boot else 'disabled'}")
 
     def _stage(self, state: str) -> None:
         self._set_arm(state)

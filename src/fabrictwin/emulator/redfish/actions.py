@@ -94,6 +94,13 @@ class Writer:
                 dev.stage_mode(_need(attrs, "NicMode", ("NicMode", "DpuMode")))
             dev.bios_pending.update({k: v for k, v in attrs.items() if k != "NicMode"})
             return _json(success())
+        if path == f"{SYS}/SecureBoot":
+            if not isinstance(body.get("SecureBootEnable"), bool):
+                raise missing("SecureBootEnable")
+            dev.secure_boot_pending = body["SecureBootEnable"]
+            dev.secure_boot_boots = 0
+            dev.log(f"secure boot {'enable' if body['SecureBootEnable'] else 'disable'} staged")
+            return _json(success())
         raise RedfishError(405, "OperationNotAllowed", f"PATCH is not allowed on {path}.")
 
     # ---------------------------------------------------------------- POST

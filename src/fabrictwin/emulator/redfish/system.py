@@ -169,6 +169,7 @@ def bios(dev: Device) -> dict[str, Any]:
         "ResetEfiVars": False,
         "SpcrUart": "Disabled",
     }
+    attrs.update(dev.bios_applied)
     if not dev.has("bios_attr_missing_nicmode"):
         attrs["NicMode"] = dev.mode or "DpuMode"
     return resource(
