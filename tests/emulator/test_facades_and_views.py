@@ -34,6 +34,7 @@ def test_kubernetes_cordon_evict_and_readiness_follow_the_dpu(fleet, bmcs, h):
     name = f"node{i:04d}"
     r = httpx.patch(f"{fleet.admin_url}/api/v1/nodes/{name}", json={"spec": {"unschedulable": True}})
     assert r.json()["spec"]["unschedulable"] is True
+    assert r.json()["spec"]["taints"][0]["key"] == "node.kubernetes.io/unschedulable"
     pods = [
         p
         for p in httpx.get(f"{fleet.admin_url}/api/v1/pods").json()["items"]

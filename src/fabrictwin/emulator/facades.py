@@ -26,6 +26,8 @@ from fabrictwin.emulator.rferror import bad_value, not_found
 
 JOB_DRAIN_S = 600.0
 """Virtual seconds until running jobs leave a draining node (inference: a typical job tail)."""
+UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+"""Taint Kubernetes puts on a cordoned node (well-known taint, kubernetes.io docs)."""
 PLATFORM_SYS = f"{V1}/Systems/System_0"
 PLATFORM_RESETS = [
     "On",
@@ -185,7 +187,8 @@ def _k8s_node(fleet: Fleet, i: int) -> dict[str, Any]:
             "name": node.name,
             "labels": {"kubernetes.io/hostname": node.name, "fabrictwin/dpu-serial": dev.ident.serial},
         },
-        "spec": {"unschedulable": node.unschedulable} if node.unschedulable else {},
+        # A cordoned node also carries the taint the node controller adds for it.
+        "spec": {"unschedulable": True, "taints": [UNSCHEDULABLE_TAINT]} if node.unschedulable else {},
         "status": {
             "conditions": [
                 {
