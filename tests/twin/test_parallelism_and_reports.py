@@ -58,6 +58,8 @@ def test_interleaving_shortens_a_bubble_bound_gpt3_step(make_scenario: Any) -> N
     )
     assert inter.breakdown_s["pipeline_bubble"] < 0.7 * plain.breakdown_s["pipeline_bubble"]
     assert inter.step_time_s < plain.step_time_s
+    # ... at the price of more activations in flight: (2*15 + 16 + 1) / 2 = 23.5 vs 16 micro-batches.
+    assert inter.memory.activations / plain.memory.activations == pytest.approx(23.5 / 16)
 
 
 def test_a_supernic_in_nic_mode_offloads_nothing() -> None:

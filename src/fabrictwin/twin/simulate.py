@@ -150,6 +150,17 @@ def _fit_microbatch(s: ScenarioSpec, r: Resolved, lay: Layout) -> tuple[Layout, 
     raise error
 
 
+def _in_flight(s: ScenarioSpec, lay: Layout) -> float:
+    """Micro-batches' worth of activations stage 0 holds at its peak: min(p, m) for 1F1B; with v
+    interleaved chunks, its warm-up passes + 1, each a 1/v chunk (Narayanan et al. SC'21, 2.2.2)."""
+    p = s.parallelism
+    if p.schedule != "interleaved" or p.pp == 1:
+        return float(min(p.pp, lay.microbatches))
+    v = p.virtual_stages
+    passes = min(2 * (p.pp - 1) + (v - 1) * p.pp + 1, lay.microbatches * v)
+    return passes / v
+
+
 def _memory(s: ScenarioSpec, r: Resolved, lay: Layout) -> MemoryBudget:
     p = s.parallelism
     w = r.workload
@@ -164,7 +175,7 @@ def _memory(s: ScenarioSpec, r: Resolved, lay: Layout) -> MemoryBudget:
         activation_bytes_per_sample=w.activation_bytes_per_sample,
         attention_share=attn,
         microbatch=lay.microbatch,
-        in_flight=min(p.pp, lay.microbatches),
+        in_flight=_in_flight(s, lay),
         tp=p.tp,
         pp=p.pp,
         dp=lay.dp,
