@@ -274,3 +274,26 @@ def test_a_nic_mode_card_installs_a_bfb_and_parks_in_uefi_again(bmcs, h):
         assert c.get(SYS).dict["BootProgress"]["OemLastState"] == "UEFI"  # completion value in NIC mode
         assert c.get("/redfish/v1/UpdateService/FirmwareInventory/DPU_OS").dict["Version"] == ""
         assert h.state(f, 0)["firmware"]["DPU_OS"] == NEXT_BFB.os
+
+
+def test_with_tls_the_bmcs_answer_https_and_an_install_fetches_the_image_over_https():
+    import warnings
+
+    from fabrictwin.emulator import serve_fleet
+    from fabrictwin.spec.faults import EmulatorSettings
+
+    with serve_fleet(settings=EmulatorSettings(dpus=2, port=0, time_scale=0, tls=True)) as f:
+        assert f.bmc_urls[1].startswith("https://127.0.1.2:")
+        with pytest.raises(httpx.ConnectError):  # a client that verifies rejects the self-signed cert
+            httpx.get(f.root_url)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # urllib3 InsecureRequestWarning from the redfish client
+            c = redfish.redfish_client(
+                base_url=f.bmc_urls[1], username="root", password="0penBmc", max_retry=1
+            )
+            c.login(auth="session")
+            body = {"TransferProtocol": "HTTPS", "ImageURI": f.image_url(NEXT_BFB.name)}
+            r = c.post("/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate", body=body)
+            f.advance(400)
+            assert c.get(r.getheader("Location")).dict["TaskState"] == "Completed"
+            c.logout()

@@ -46,6 +46,9 @@ def register(app: typer.Typer) -> None:
         bmc_starting: Annotated[
             bool, typer.Option(help="Start every BMC in its 503 Starting window.")
         ] = False,
+        tls: Annotated[
+            bool, typer.Option(help="HTTPS with a self-signed certificate, as real BMCs.")
+        ] = False,
     ) -> None:
         """Serve a fleet until Ctrl-C: aggregator on 127.0.0.1, BMC i on 127.0.(1+i//254).(1+i%254)."""
         from fabrictwin.emulator import run_fleet
@@ -62,13 +65,15 @@ def register(app: typer.Typer) -> None:
             faults=plan,
             platform_bmcs=platform_bmcs,
             bmc_starting=bmc_starting,
+            tls=tls,
         )
         console = Console()
         console.print(
             f"[bold]fabrictwin emulator[/]: {dpus} BlueField BMCs, time x{time_scale:g}, seed {seed}"
         )
-        console.print(f"  fleet root  http://127.0.0.1:{port}/redfish/v1   (admin: /admin/fleet)")
-        console.print(f"  BMC 0       http://127.0.1.1:{port}/redfish/v1   user root / 0penBmc")
+        scheme = "https" if tls else "http"
+        console.print(f"  fleet root  {scheme}://127.0.0.1:{port}/redfish/v1   (admin: /admin/fleet)")
+        console.print(f"  BMC 0       {scheme}://127.0.1.1:{port}/redfish/v1   user root / 0penBmc")
         run_fleet(settings)
 
     @emulator.command()

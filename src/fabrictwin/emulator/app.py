@@ -26,11 +26,11 @@ from fabrictwin.emulator.rferror import RedfishError
 from fabrictwin.spec.faults import EmulatorSettings
 
 
-def http_uri(image_uri: str) -> str:
-    """Where the emulator reads an ImageURI: SCP/HTTPS sources are read over plain HTTP from
-    the same host and path (the emulator has no SSH or TLS; their failures are faults)."""
+def http_uri(image_uri: str, scheme: str = "http") -> str:
+    """Where the emulator reads an ImageURI: SCP sources are read over HTTP(S) from the same
+    host and path (the emulator has no SSH server; SCP failures are faults)."""
     rest = image_uri.split("://", 1)[1] if "://" in image_uri else image_uri
-    return f"http://{rest}"
+    return f"{scheme}://{rest}"
 
 
 class EmulatorApp:
@@ -45,8 +45,9 @@ class EmulatorApp:
     async def fetch(self, image_uri: str) -> Image | str:
         """Read an image descriptor over HTTP; an error text when that fails."""
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=10.0, trust_env=False)
-        url = http_uri(image_uri)
+            # Self-signed loopback certificates, as a BMC without a CA bundle would meet them.
+            self._client = httpx.AsyncClient(timeout=10.0, trust_env=False, verify=False)
+        url = http_uri(image_uri, "https" if self.fleet.settings.tls else "http")
         try:
             response = await self._client.get(url)
         except httpx.HTTPError as exc:

@@ -122,8 +122,9 @@ class Fleet:
         self.driver.catch_up()
 
     def url(self, host: str, path: str = "") -> str:
-        """``http://host:port`` + path."""
-        return f"http://{host}:{self.port}{path}"
+        """``http(s)://host:port`` + path."""
+        scheme = "https" if self.settings.tls else "http"
+        return f"{scheme}://{host}:{self.port}{path}"
 
     def describe(self) -> list[dict[str, object]]:
         """One row per device: index, serial, server, rack, URLs (``GET /admin/fleet``)."""

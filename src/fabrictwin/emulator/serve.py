@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import resource
 import socket
+import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -19,6 +22,7 @@ import uvloop
 
 from fabrictwin.emulator.app import EmulatorApp
 from fabrictwin.emulator.fleet import AGGREGATOR, Fleet, bmc_address, platform_address
+from fabrictwin.emulator.tls import write_self_signed
 from fabrictwin.errors import Infeasible
 from fabrictwin.spec.faults import EmulatorSettings
 
@@ -76,8 +80,21 @@ def open_sockets(fleet: Fleet) -> list[socket.socket]:
 
 
 def _server(app: EmulatorApp) -> uvicorn.Server:
+    key: str | None = None
+    cert: str | None = None
+    if app.fleet.settings.tls:
+        folder = Path(tempfile.mkdtemp(prefix="fabrictwin-tls-"))
+        key_path, cert_path = write_self_signed(folder, dt.datetime(2026, 1, 1, tzinfo=dt.UTC))
+        key, cert = str(key_path), str(cert_path)
     config = uvicorn.Config(
-        app, lifespan="off", log_level="warning", access_log=False, http="httptools", timeout_keep_alive=30
+        app,
+        lifespan="off",
+        log_level="warning",
+        access_log=False,
+        http="httptools",
+        timeout_keep_alive=30,
+        ssl_keyfile=key,
+        ssl_certfile=cert,
     )
     return uvicorn.Server(config)
 

@@ -247,6 +247,8 @@ class EmulatorSettings(Spec):
     """Servers per rack sharing one artifact link (inference: 32 1U servers per rack)."""
     rack_bandwidth_Bps: float = Field(default=125e6, gt=0)
     """Shared per-rack artifact bandwidth, bytes/s (6: the OOB port/switch is 1 GbE) [S97]."""
+    tls: bool = False
+    """Serve HTTPS with a self-signed certificate, as real BMCs do (default plain HTTP)."""
     platform_bmcs: bool = True
     """Serve a platform-BMC facade per server on 127.1.X.Y."""
     bmc_starting: bool = False
