@@ -106,3 +106,24 @@ def test_the_devlink_query_is_refused_on_a_dpu_mode_host(model):
     assert hostviews.render(m.dev, "flint-q").startswith("Image type:            FS4\n")
     with pytest.raises(NotFound, match="unknown host command"):
         hostviews.render(m.dev, "rm-rf")
+
+
+def test_a_fixed_port_taken_on_a_bmc_address_is_an_error_but_port_0_moves_on():
+    import socket
+
+    from fabrictwin.emulator.fleet import Fleet
+    from fabrictwin.emulator.serve import open_sockets
+
+    blocker = socket.socket()
+    blocker.bind(("127.0.1.1", 0))
+    blocker.listen(1)
+    port = blocker.getsockname()[1]
+    try:
+        with pytest.raises(OSError):
+            open_sockets(Fleet(EmulatorSettings(dpus=1, port=port, platform_bmcs=False)))
+        socks = open_sockets(Fleet(EmulatorSettings(dpus=1, port=0, platform_bmcs=False)))
+        assert len(socks) == 2 and socks[0].getsockname()[1] == socks[1].getsockname()[1]
+        for s in socks:
+            s.close()
+    finally:
+        blocker.close()

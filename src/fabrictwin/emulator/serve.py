@@ -56,16 +56,30 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def open_sockets(fleet: Fleet) -> list[socket.socket]:
+def open_sockets(fleet: Fleet, attempts: int = 5) -> list[socket.socket]:
     """Bind the aggregator, every BMC and every platform BMC on one port (0: pick one).
+
+    With port 0 the kernel picks a port free on 127.0.0.1; should it be taken on another
+    address (another fleet on the machine), a new port is tried, ``attempts`` times at most.
 
     Raises:
         Infeasible: when the descriptor limit is too low.
-        OSError: when an address/port is taken.
+        OSError: when an address/port is taken (a fixed port, or every attempt failed).
     """
     n = len(fleet.devices)
     raise_fd_limit(1 + n * (2 if fleet.by_platform_addr else 1) + FD_SPARE)
-    first = _listen(AGGREGATOR, fleet.port)
+    wanted = fleet.port
+    for attempt in range(attempts):
+        try:
+            return _bind_all(fleet, wanted, n)
+        except OSError:
+            if wanted != 0 or attempt == attempts - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _bind_all(fleet: Fleet, port: int, n: int) -> list[socket.socket]:
+    first = _listen(AGGREGATOR, port)
     fleet.port = first.getsockname()[1]
     socks = [first]
     try:
