@@ -56,22 +56,6 @@ import uvloop
 uvloop.run(uvicorn.Server(config).serve(sockets=socks))
 """
 
-MEMORY = """
-import resource, sys
-from fabrictwin.emulator.fleet import Fleet
-from fabrictwin.emulator.serve import open_sockets
-from fabrictwin.emulator.app import EmulatorApp
-from fabrictwin.spec.faults import EmulatorSettings
-n = int(sys.argv[1])
-fleet = Fleet(EmulatorSettings(dpus=max(n, 1), seed=7, port=0, platform_bmcs=False))
-socks = open_sockets(fleet) if n else []
-app = EmulatorApp(fleet)
-for d in fleet.devices[:n]:  # render every BMC's system resource once (touch the state)
-    from fabrictwin.emulator.redfish.system import computer_system
-    computer_system(d)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
-"""
-
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -160,9 +144,20 @@ def throughput(dpus: int, seconds: float, rounds: int) -> tuple[list[float], lis
 
 
 def rss(n: int) -> int:
+    """VmRSS of an emulator process serving ``n`` BMCs (listening, after one GET to each of a few)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    out = subprocess.run([PY, "-c", MEMORY, str(n)], env=env, capture_output=True, text=True, check=True)
-    return int(out.stdout.strip().splitlines()[-1])
+    port = free_port()
+    server = subprocess.Popen([PY, "-c", SERVE, str(n), str(port)], env=env)
+    try:
+        hosts = bmc_hosts(n, 8)
+        wait_up(hosts[-1], port)
+        load(hosts, port, 0.5, 1, conns=8)  # touch the request path once
+        status = Path(f"/proc/{server.pid}/status").read_text()
+        kib = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
+        return kib * 1024
+    finally:
+        server.terminate()
+        server.wait()
 
 
 def main() -> None:
@@ -183,11 +178,14 @@ def main() -> None:
     print(
         f"  ratio emulator/baseline {med_e / med_b:.2f}; ratio to the 1,000 GETs/s target {med_e / 1000:.2f}"
     )
-    empty, full = rss(0), rss(args.memory_dpus)
-    print(f"memory: {args.memory_dpus} BMCs (devices + listening sockets) RSS {full / 2**20:.0f} MiB")
+    empty, full = rss(1), rss(args.memory_dpus)
     print(
-        f"  baseline (same imports, 1 device, no sockets) RSS {empty / 2**20:.0f} MiB; "
-        f"per BMC {(full - empty) / args.memory_dpus / 1024:.1f} KiB"
+        f"memory: a serving emulator with {args.memory_dpus} BMCs (uvicorn, sockets, devices) "
+        f"RSS {full / 2**20:.0f} MiB"
+    )
+    print(
+        f"  baseline (the same server with 1 BMC) RSS {empty / 2**20:.0f} MiB; "
+        f"per BMC {(full - empty) / (args.memory_dpus - 1) / 1024:.1f} KiB"
     )
     print(f"  ratio to the 1 GiB budget {full / 2**30:.2f}")
     print(json.dumps({"gets_per_s": med_e, "baseline_gets_per_s": med_b, "rss_bytes": full}))
