@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from fabrictwin import catalog
@@ -103,3 +105,15 @@ def test_checkpoint_time_splits_over_servers() -> None:
     assert checkpoint_seconds(14 * 175e9, nodes=1024, write_Bps_per_node=10e9) == pytest.approx(
         0.239, rel=1e-2
     )
+
+
+def test_tcp_collective_bytes_per_server_by_hand(make_scenario: Any) -> None:
+    from fabrictwin.twin.hostside import _network_bytes_per_node
+    from fabrictwin.twin.resolve import resolve
+
+    sc = make_scenario(cluster={"fabric": "tcp-100g"})
+    r = resolve(sc)
+    # ResNet-50, 4 servers, dp 32: 2 x 3/4 x (2 bytes x 25,557,032 parameters) per server.
+    assert _network_bytes_per_node(sc, r, dp=32) == pytest.approx(2 * 0.75 * 2 * 25557032)
+    ib = make_scenario()
+    assert _network_bytes_per_node(ib, resolve(ib), dp=32) == 0.0

@@ -31,19 +31,21 @@ class HostEffects:
     notes: tuple[str, ...]
 
 
-def _network_bytes_per_node(s: ScenarioSpec, r: Resolved, tl: StepTimeline) -> float:
+def _network_bytes_per_node(s: ScenarioSpec, r: Resolved, dp: int) -> float:
     """Bytes a server sends over the scale-out network in one step (TCP only; RDMA costs no CPU).
 
-    Each data-parallel all-reduce moves 2 (N-1)/N of a rank's 1/ppn share per rank; the server's
-    ranks together send 2 (N-1)/N of the gradient bytes of one replica slice per rank."""
-    if r.fabric.transport != "tcp" or s.cluster.nodes == 1:
-        return 0.0
+    A data-parallel all-reduce over N servers moves 2 (N-1)/N of each rank's 1/ppn share per
+    rank, i.e. 2 (N-1)/N of a rank's gradient bytes per data-parallel group on the server; there
+    are tp such groups (one per tensor-parallel shard). ZeRO-3 adds a parameter gather: x 3/2.
+    """
     p = s.parallelism
-    n = s.cluster.nodes
-    grad = 2.0 * r.workload.params / (p.tp * p.pp)
+    ppn = max(1, r.system.gpus // p.tp)
+    n = -(-dp // ppn)
+    if r.fabric.transport != "tcp" or n == 1:
+        return 0.0
+    grad = 2.0 * r.workload.params_per_ep_rank(p.ep) / (p.tp * p.pp)
     factor = 3.0 if p.zero_stage >= 3 else 2.0
-    per_rank = factor * (n - 1) / n * grad / max(1, r.system.gpus // p.tp)
-    return per_rank * r.system.gpus
+    return factor * (n - 1) / n * grad * p.tp
 
 
 def node_load(s: ScenarioSpec, r: Resolved, local_batch: int, step_s: float) -> NodeLoad:
@@ -64,11 +66,11 @@ def node_load(s: ScenarioSpec, r: Resolved, local_batch: int, step_s: float) -> 
     )
 
 
-def evaluate(s: ScenarioSpec, r: Resolved, local_batch: int, tl: StepTimeline) -> HostEffects:
+def evaluate(s: ScenarioSpec, r: Resolved, local_batch: int, dp: int, tl: StepTimeline) -> HostEffects:
     """CPU budget, data stall and interference of one server."""
     step = tl.step_time_s
     base = node_load(s, r, local_batch, step)
-    net = _network_bytes_per_node(s, r, tl) / step
+    net = _network_bytes_per_node(s, r, dp) / step
     load = NodeLoad(
         net, net, base.storage_read_Bps, base.north_south_Bps, base.images_per_s, base.tokens_per_s
     )
