@@ -127,3 +127,11 @@ def test_a_fixed_port_taken_on_a_bmc_address_is_an_error_but_port_0_moves_on():
             s.close()
     finally:
         blocker.close()
+
+
+def test_bfver_prints_the_boot_partition_and_the_versions_in_its_real_layout(model):
+    dev = model().dev
+    lines = hostviews.bfver(dev).splitlines()
+    assert lines[0] == "--/dev/mmcblk0boot1"
+    assert lines[1] == f"BlueField ATF version: {dev.fw['DPU_ATF']}"
+    assert lines[4:] == ["", f"OS Release Version: {dev.fw['DPU_OS']}"]

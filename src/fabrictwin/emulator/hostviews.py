@@ -4,7 +4,8 @@ Formats follow the captures quoted in sections 1.2, 2.2 and 2.6 of
 ``reference/bluefield-operations.md`` (``mlxconfig q`` [S61], ``mst status -v`` [S1],
 ``lspci`` [S30], RShim ``misc`` [S10][S14], ``dmesg`` mlx5 lines [S54][S70], ``devlink``
 [S72], ``ovs-vsctl`` bridges [S74]). Where the reference gives no capture (``bfver``, the
-host-DPU-mode ``devlink`` error) the text is marked as inferred in the function's docstring.
+host-DPU-mode ``devlink`` error) the text is marked as inferred in the function's docstring;
+``bfver`` follows a public BF3 capture.
 """
 
 from __future__ import annotations
@@ -237,14 +238,14 @@ def _arm_up(dev: Device) -> bool:
 
 
 def bfver(dev: Device) -> str:
-    """``bfver`` on the Arm (layout inferred from BSP docs; versions from state)."""
+    """``bfver`` on the Arm: the boot partition read, ATF/UEFI/BSP versions, then the OS release
+    (layout of a BF3 capture with BSP 4.9.1, a public BlueField tutorial's ``sudo bfver``)."""
     if not _arm_up(dev):
         return ARM_DOWN
     return (
-        "\n-------------------------------------------\nBlueField Versions\n"
-        "-------------------------------------------\n"
+        "--/dev/mmcblk0boot1\n"
         f"BlueField ATF version: {dev.fw['DPU_ATF']}\nBlueField UEFI version: {dev.fw['DPU_UEFI']}\n"
-        f"BlueField BSP version: {dev.fw['DPU_BSP']}\nBlueField OS version: {dev.fw['DPU_OS']}\n"
+        f"BlueField BSP version: {dev.fw['DPU_BSP']}\n\nOS Release Version: {dev.fw['DPU_OS']}\n"
     )
 
 
