@@ -3,9 +3,9 @@
 Formats follow the captures quoted in sections 1.2, 2.2 and 2.6 of
 ``reference/bluefield-operations.md`` (``mlxconfig q`` [S61], ``mst status -v`` [S1],
 ``lspci`` [S30], RShim ``misc`` [S10][S14], ``dmesg`` mlx5 lines [S54][S70], ``devlink``
-[S72], ``ovs-vsctl`` bridges [S74]). Where the reference gives no capture (``bfver``, the
-host-DPU-mode ``devlink`` error) the text is marked as inferred in the function's docstring;
-``bfver`` follows a public BF3 capture.
+[S72], ``ovs-vsctl`` bridges [S74]). ``bfver`` follows a public BF3 capture (BSP 4.9.1). Where
+no capture exists (the host-DPU-mode ``devlink`` error) the function's docstring says the text
+is inferred.
 """
 
 from __future__ import annotations
