@@ -1,55 +1,25 @@
 """Local adapter: catalog items the twin needs that the shared catalog does not (yet) hold.
 
 The shared catalog (``fabrictwin.catalog``) wins whenever it knows an id; these entries only
-fill its gaps: the A30 GPU and 2-GPU server of the MLPerf v2.0 calibration rows, and Megatron's
+fill its gaps: the 2-GPU A30 server of the MLPerf v2.0 calibration rows, and Megatron's
 1T GPT of the C-P10 calibration row. Every number carries its source.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from fabrictwin import catalog
+import fabrictwin.catalog  # noqa: F401  (registers the catalog resolver that checks the ids below)
 from fabrictwin.spec.base import Source
 from fabrictwin.spec.hardware import GpuSpec, SystemSpec
 from fabrictwin.spec.workload import ModelSpec
 
-GPUS: dict[str, GpuSpec] = {
-    "a30": GpuSpec(
-        id="a30",
-        name="NVIDIA A30 24GB",
-        peak_flops={"fp64": 5.2e12, "tf32": 82e12, "bf16": 165e12, "fp16": 165e12, "int8": 330e12},
-        hbm_bytes=24e9,
-        hbm_Bps=933e9,
-        nvlink_Bps=100e9,
-        pcie_Bps=32e9,
-        tdp_w=165.0,
-        sources=[
-            Source(
-                ref="https://www.nvidia.com/en-us/data-center/products/a30-gpu/",
-                note="A30 datasheet: 165 TFLOPS BF16/FP16 dense, 24 GB HBM2 933 GB/s, NVLink 200 GB/s",
-            )
-        ],
-    ),
-}
-
-
-class _WithLocal:
-    """Catalog ids plus this adapter's, for validating entries that refer to local ids."""
-
-    def ids(self, kind: str) -> Sequence[str]:
-        local = list(GPUS) if kind == "gpu" else []
-        return [*catalog.ids(kind), *local]
-
-    def get(self, kind: str, entry_id: str) -> Any:
-        if kind == "gpu" and entry_id in GPUS:
-            return GPUS[entry_id]
-        return catalog.get(kind, entry_id)
+GPUS: dict[str, GpuSpec] = {}
+"""GPUs the catalog lacks (none at present: it gained the A30)."""
 
 
 def _system(**fields: Any) -> SystemSpec:
-    return SystemSpec.model_validate(fields, context={"catalog": _WithLocal()})
+    return SystemSpec.model_validate(fields)
 
 
 SYSTEMS: dict[str, SystemSpec] = {
