@@ -292,3 +292,38 @@ def test_starting_a_rollout_under_a_taken_name_contacts_no_device(sqlite_store: 
     with pytest.raises(SpecError, match="already exists"):
         run(fleet, sqlite_store, rollout_spec(waves=(1.0,)))
     assert fleet.requests == before
+
+
+def test_a_pod_cap_shared_by_racks_is_filled_fairly_and_meets_the_bound(sqlite_store: Store) -> None:
+    # 3 racks x 4 DPUs in one pod, pod cap 3: 4 rounds if no rack is left behind.
+    fleet = FakeFleet(12, racks=3)
+    refs = [r.model_copy(update={"pod": "p0"}) for r in refs_for(fleet)]
+    spec = rollout_spec(max_unavailable={"rack": 4, "pod": 3}, waves=(1.0,))
+    result = run(fleet, sqlite_store, spec, refs=refs)
+    assert result.phases == {"done": 12}
+    assert result.makespan_s <= 1.10 * plan_rollout(spec, refs).lower_bound_s
+
+
+def test_a_busy_bmc_is_retried_later_and_the_device_still_finishes(sqlite_store: Store) -> None:
+    import httpx
+
+    fleet = FakeFleet(2, racks=1)
+    original, busy = fleet.handle, {"left": 2}
+
+    def sometimes_busy(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "bmc-0.test" and request.url.path.endswith("SimpleUpdate") and busy["left"]:
+            busy["left"] -= 1
+            info = [{"MessageId": "Base.1.18.1.ResourceInUse", "Message": "An update is in progress"}]
+            return httpx.Response(
+                400, json={"error": {"code": "Base.1.18.1.ResourceInUse", "@Message.ExtendedInfo": info}}
+            )
+        return original(request)
+
+    fleet.handle = sometimes_busy  # type: ignore[method-assign]
+    result = run(fleet, sqlite_store, rollout_spec(max_unavailable={"rack": 2}, waves=(1.0,)))
+    assert result.phases == {"done": 2}
+    retries = [e for e in sqlite_store.audit("r1") if e.action == "retry"]
+    # the BMC's busy answer goes back to the state machine, which looks again a minute later
+    assert len(retries) == 2 and all("An update is in progress" in e.detail["error"] for e in retries)
+    assert retries[1].t_s - retries[0].t_s == 60.0
+    assert fleet.devices[0].pushes == 1

@@ -219,9 +219,11 @@ class Executor:
         admitted: list[DeviceState] = []
         rate = self.spec.durations.stream_Bps
         expected = device_duration_s(self.spec, rate, power_cycle=False)
-        for s in sorted(self.states.values(), key=lambda s: s.device):
-            if s.phase != "pending" or s.wave != wave:
-                continue
+        waiting = [s for s in self.states.values() if s.phase == "pending" and s.wave == wave]
+        left = Counter(self.refs[s.device].rack for s in waiting)
+        # Racks with the most work left go first (as in the planner), so none starves behind a
+        # shared cap (pod, tenant, fleet) and the last rack does not set the makespan alone.
+        for s in sorted(waiting, key=lambda s: (-left[self.refs[s.device].rack], s.device)):
             ref = self.refs[s.device]
             if not self.admission.can_admit(ref):
                 continue

@@ -89,8 +89,8 @@ class Http:
             if resp.is_success:
                 return resp
             last = classify(device, url, resp)
-            if not last.temporary:
-                raise last
+            if not isinstance(last, TemporaryError) or not last.inline:
+                raise last  # permanent, or the BMC named a wait longer than our back-off
         assert last is not None
         raise last
 
@@ -132,10 +132,14 @@ def classify(device: str, url: str, resp: httpx.Response) -> DeviceError:
         return AuthError(message or "authentication failed (check user/password)", **kw)
     if resp.status_code == 429 or resp.status_code >= 500:
         retry_after = resp.headers.get("Retry-After", "")
-        delay = float(retry_after) if retry_after.replace(".", "", 1).isdigit() else 30.0
-        return TemporaryError(message or "BMC unavailable", delay_s=delay, **kw)
+        if retry_after.replace(".", "", 1).isdigit():
+            return TemporaryError(
+                message or "BMC unavailable", delay_s=float(retry_after), inline=False, **kw
+            )
+        return TemporaryError(message or "BMC unavailable", delay_s=30.0, **kw)
     if resp.status_code == 400 and "update is in progress" in message.lower():
-        return TemporaryError(message, delay_s=60.0, **kw)
+        # One update at a time per BMC (reference 1.5 step 4): come back in a minute.
+        return TemporaryError(message, delay_s=60.0, inline=False, **kw)
     return PermanentError(message or f"rejected ({resp.status_code})", **kw)
 
 

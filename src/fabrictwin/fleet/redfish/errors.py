@@ -12,8 +12,10 @@ from fabrictwin.errors import DeviceError
 class TemporaryError(DeviceError):
     """Worth retrying after ``delay_s``: connection refused/reset, timeout, 503, BMC busy."""
 
-    def __init__(self, message: str, *, delay_s: float = 30.0, **kw: object) -> None:
+    def __init__(self, message: str, *, delay_s: float = 30.0, inline: bool = True, **kw: object) -> None:
         self.delay_s = delay_s
+        self.inline = inline
+        """False when the BMC said how long to wait (busy, Retry-After): the state machine waits."""
         super().__init__(message, temporary=True, **kw)  # type: ignore[arg-type]
 
 
