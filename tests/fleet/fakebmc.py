@@ -51,6 +51,9 @@ class FakeDpu:
     mode_next: str = "DpuMode"
     host_rshim: str = "Enabled"
     host_rshim_next: str = "Enabled"
+    events: list[dict[str, str]] = field(default_factory=list)
+    panic_after_install: bool = False
+    """The new OS logs a Critical event (kernel panic) when it comes up."""
     powercycle_is_warm: bool = False
     """Vendor quirk: PowerCycle answers 200 but only warm-resets (reference 1.8)."""
     pending_os: str = ""
@@ -102,6 +105,8 @@ class FakeFleet:
                 d.hung = d.fail_install and image["os"] == NEW
         if d.pending_os and self.now >= d.arm_busy_until and not d.hung:
             d.os, d.pending_os = d.pending_os, ""
+            if d.panic_after_install and d.os == NEW:
+                d.events.append({"Severity": "Critical", "Message": "BlueField Arm kernel panic"})
             if not d.nic_needs_cycle:
                 d.nic_running = d.nic_staged
 
@@ -190,6 +195,13 @@ class FakeFleet:
             return httpx.Response(200, json={"Members": members})
         if path.startswith(f"{v1}/TaskService/Tasks/") and d.task:
             return httpx.Response(200, json={k: v for k, v in d.task.items() if k not in ("end", "uri")})
+        events = f"{v1}/Systems/Bluefield/LogServices/EventLog/Entries"
+        if path == events:
+            return httpx.Response(
+                200, json={"Members": [{"@odata.id": f"{events}/{i + 1}"} for i in range(len(d.events))]}
+            )
+        if path.startswith(f"{events}/"):
+            return httpx.Response(200, json=d.events[int(path.rsplit("/", 1)[1]) - 1])
         if path.endswith("/Ports"):
             return httpx.Response(200, json={"Members": [{"@odata.id": f"{path}/eth0"}]})
         if path.endswith("/Ports/eth0"):

@@ -327,3 +327,14 @@ def test_a_busy_bmc_is_retried_later_and_the_device_still_finishes(sqlite_store:
     assert len(retries) == 2 and all("An update is in progress" in e.detail["error"] for e in retries)
     assert retries[1].t_s - retries[0].t_s == 60.0
     assert fleet.devices[0].pushes == 1
+
+
+def test_a_new_critical_event_after_the_install_fails_the_health_gate(sqlite_store: Store) -> None:
+    fleet = FakeFleet(3, racks=1)
+    fleet.devices[2].events.append({"Severity": "Critical", "Message": "old, before the rollout"})
+    fleet.devices[1].panic_after_install = True
+    result = run(
+        fleet, sqlite_store, rollout_spec(max_unavailable={"rack": 3}, waves=(1.0,), failure_budget=0.5)
+    )
+    assert result.phases == {"done": 2, "rolled_back": 1}
+    assert result.reasons["dpu0001"] == "health gate failed: new critical event: BlueField Arm kernel panic"

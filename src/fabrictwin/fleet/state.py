@@ -64,6 +64,8 @@ class DeviceState:
     """A host power cycle was requested in this install."""
     reason: str = ""
     """Why the device failed, was rolled back or quarantined."""
+    events_before: int = -1
+    """Event-log entries before the push (-1: not read), to spot new Critical events."""
     nic_mode: bool = False
     """NIC mode: the Arm parks in UEFI and the BMC reports no DPU_OS/DPU_NIC (reference 1.5, 1.7)."""
 

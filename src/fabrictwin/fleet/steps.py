@@ -119,12 +119,13 @@ async def _push(s: DeviceState, ctx: Ctx) -> DeviceState:
         if version == image.version:
             ctx.log("unchanged", version=image.version)  # the failed push never replaced the OS
             return s.to("verify", ctx.now)
+    events = await ctx.bmc.event_count() if ctx.spec.health.require_no_new_critical_events else -1
     await ctx.bmc.enable_bmc_rshim()
     task = await ctx.bmc.simple_update(image.uri, image.protocol)
     ctx.log("push", image=image.version, task=task.uri)
     d = ctx.spec.durations
     first = ctx.now + max(d.poll_s, image.size_bytes / d.stream_Bps)
-    return s.to("transfer", ctx.now, first, task_uri=task.uri, pushes=s.pushes + 1)
+    return s.to("transfer", ctx.now, first, task_uri=task.uri, pushes=s.pushes + 1, events_before=events)
 
 
 async def _transfer(s: DeviceState, ctx: Ctx) -> DeviceState:
@@ -198,14 +199,18 @@ async def _power_cycle(s: DeviceState, ctx: Ctx) -> DeviceState:
     return s.later(ctx.now + d.poll_s)
 
 
-async def _gates(ctx: Ctx, image: ImageSpec, nic_mode: bool) -> str:
+async def _gates(ctx: Ctx, s: DeviceState) -> str:
     """'' when every health gate passes, else the first failed gate.
 
     In NIC mode only the Arm state can be checked: versions and port monitoring are not
     available there (reference 1.7, 2.4, Table of Common Redfish Commands [S67]).
     """
-    gates = ctx.spec.health
-    if nic_mode:
+    gates, image = ctx.spec.health, ctx.image(s)
+    if gates.require_no_new_critical_events and s.events_before >= 0:
+        critical = await ctx.bmc.new_critical_events(s.events_before)
+        if critical:
+            return f"new critical event: {critical[-1]}"
+    if s.nic_mode:
         state = (await ctx.bmc.system()).arm_state
         return "" if state == NIC_PARKED else f"Arm state {state}, expected {NIC_PARKED} (NIC mode)"
     if gates.require_os_running and (state := (await ctx.bmc.system()).arm_state) != OS_RUNNING:
@@ -223,7 +228,7 @@ async def _gates(ctx: Ctx, image: ImageSpec, nic_mode: bool) -> str:
 
 
 async def _verify(s: DeviceState, ctx: Ctx) -> DeviceState:
-    problem = await _gates(ctx, ctx.image(s), s.nic_mode)
+    problem = await _gates(ctx, s)
     if not problem:
         ctx.log("verified", image=ctx.image(s).version)
         return s.to("undrain", ctx.now)
@@ -244,7 +249,17 @@ async def fail(s: DeviceState, ctx: Ctx, reason: str) -> DeviceState:
     ctx.log("fail", phase=s.phase, image=s.image, reason=reason)
     if s.image == "target" and ctx.spec.previous is not None:
         ctx.log("rollback", image=ctx.spec.previous.version)
-        return s.to("push", ctx.now, image="previous", reason=reason, task_uri="", power_cycled=False)
+        # events_before=-1: the failure itself may have logged criticals; the rollback push
+        # takes a fresh baseline.
+        return s.to(
+            "push",
+            ctx.now,
+            image="previous",
+            reason=reason,
+            task_uri="",
+            power_cycled=False,
+            events_before=-1,
+        )
     why = reason if s.image == "target" else f"{s.reason}; rollback failed: {reason}"
     ctx.log("quarantine", reason=why)
     return s.to("quarantined", ctx.now, reason=why)

@@ -171,6 +171,8 @@ class HealthGates(Spec):
     """``DPU_OS`` (and ``DPU_NIC`` when the image names one) match the target."""
     require_links_up: bool = True
     """Every high-speed port reports ``LinkUp``."""
+    require_no_new_critical_events: bool = True
+    """No Critical entry appeared in the Arm's event log (SEL) since the push (reference 7.8)."""
 
 
 class RolloutSpec(Spec):

@@ -15,6 +15,9 @@ MANAGER = "/redfish/v1/Managers/Bluefield_BMC"
 INVENTORY = "/redfish/v1/UpdateService/FirmwareInventory"
 SIMPLE_UPDATE = "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate"
 TASKS = "/redfish/v1/TaskService/Tasks"
+EVENTS = f"{SYSTEM}/LogServices/EventLog/Entries"
+NEW_EVENTS_READ = 20
+"""Newest event-log entries read when looking for new criticals (an SEL flood must not stall us)."""
 CARD = "/redfish/v1/Chassis/Card1"
 PORTS = "/redfish/v1/Chassis/Card1/NetworkAdapters/NvidiaNetworkAdapter/Ports"
 PLATFORM_SYSTEM = "/redfish/v1/Systems/System_0"
@@ -117,6 +120,20 @@ class BlueField:
         """Every task the BMC still holds (used to adopt a push after a controller crash)."""
         coll = await self.s.get(TASKS)
         return [await self.task(m["@odata.id"]) for m in coll.get("Members", [])]
+
+    async def event_count(self) -> int:
+        """Entries in the Arm system's event log (SEL)."""
+        return len((await self.s.get(EVENTS)).get("Members", []))
+
+    async def new_critical_events(self, since_count: int) -> list[str]:
+        """Messages of Critical entries added after the first ``since_count`` (newest 20 read)."""
+        members = (await self.s.get(EVENTS)).get("Members", [])[since_count:][-NEW_EVENTS_READ:]
+        out = []
+        for m in members:
+            entry = await self.s.get(m["@odata.id"])
+            if entry.get("Severity") == "Critical":
+                out.append(str(entry.get("Message", "")))
+        return out
 
     async def ports(self) -> list[Port]:
         """High-speed ports with their link status."""
