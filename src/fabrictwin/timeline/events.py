@@ -81,6 +81,8 @@ class _State:
     done: set[str] = field(default_factory=set)
     started: dict[str, float] = field(default_factory=dict)
     spans: list[Span] = field(default_factory=list)
+    waiters: dict[str, list[str]] = field(default_factory=dict)
+    """Unfinished op -> streams whose head waits for it (so a finish wakes only those)."""
 
 
 def run_ops(ops: Sequence[Op]) -> list[Span]:
@@ -102,7 +104,7 @@ def run_ops(ops: Sequence[Op]) -> list[Span]:
         queues.setdefault(op.stream, deque()).append(op.name)
     state = _State(ops=by_name, queues=queues, busy=dict.fromkeys(queues, False))
     loop = EventLoop()
-    _dispatch(loop, state)
+    _try_start(loop, state, sorted(queues))
     loop.run()
     if len(state.done) != len(ops):
         stuck = sorted(q[0] for q in state.queues.values() if q)
@@ -110,18 +112,22 @@ def run_ops(ops: Sequence[Op]) -> list[Span]:
     return sorted(state.spans, key=lambda s: (s.start_s, s.stream, s.name))
 
 
-def _dispatch(loop: EventLoop, state: _State) -> None:
-    """Start every stream head whose dependencies are met (streams in sorted order: determinism)."""
-    for stream in sorted(state.queues):
+def _try_start(loop: EventLoop, state: _State, streams: Sequence[str]) -> None:
+    """Start the head of each of ``streams`` (in the given, sorted order: determinism) if it is
+    idle and the head's dependencies are done; otherwise park the stream on a missing dependency."""
+    for stream in streams:
         queue = state.queues[stream]
         if state.busy[stream] or not queue:
             continue
         op = state.ops[queue[0]]
-        if all(d in state.done for d in op.deps):
-            queue.popleft()
-            state.busy[stream] = True
-            state.started[op.name] = loop.now
-            loop.schedule(op.duration_s, _finisher(loop, state, op))
+        pending = next((d for d in op.deps if d not in state.done), None)
+        if pending is not None:
+            state.waiters.setdefault(pending, []).append(stream)
+            continue
+        queue.popleft()
+        state.busy[stream] = True
+        state.started[op.name] = loop.now
+        loop.schedule(op.duration_s, _finisher(loop, state, op))
 
 
 def _finisher(loop: EventLoop, state: _State, op: Op) -> Callable[[], None]:
@@ -129,6 +135,8 @@ def _finisher(loop: EventLoop, state: _State, op: Op) -> Callable[[], None]:
         state.done.add(op.name)
         state.busy[op.stream] = False
         state.spans.append(Span(op.name, op.stream, op.category, state.started[op.name], loop.now))
-        _dispatch(loop, state)
+        woken = set(state.waiters.pop(op.name, ()))
+        woken.add(op.stream)
+        _try_start(loop, state, sorted(woken))
 
     return finish

@@ -11,6 +11,7 @@ sits idle; idle time with no communication to blame is pipeline bubble.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from collections.abc import Callable
@@ -229,31 +230,53 @@ def simulate_step(cfg: StepConfig) -> StepTimeline:
 
 def attribute(spans: list[Span], stages: int, end: float) -> dict[str, float]:
     """Split each stage's step into compute-stream categories and attributed idle time; average."""
+    by_stream: dict[str, list[Span]] = {}
+    for x in spans:
+        if x.end_s > x.start_s:
+            by_stream.setdefault(x.stream, []).append(x)
+    tracks = {name: _Track(sorted(xs, key=lambda x: x.start_s)) for name, xs in by_stream.items()}
+    empty = _Track([])
     total: dict[str, float] = {}
     for s in range(stages):
-        for cat, sec in _stage_breakdown(spans, s, end).items():
+        own = tracks.get(f"stage{s}/compute", empty)
+        comm = tracks.get(f"stage{s}/comm-dp", empty)
+        neighbours = {f"stage{(s - 1) % stages}/p2p", f"stage{(s + 1) % stages}/p2p"}
+        p2p = [tracks[n] for n in sorted(neighbours) if n in tracks]
+        for cat, sec in _stage_breakdown(own, comm, p2p, end).items():
             total[cat] = total.get(cat, 0.0) + sec / stages
     return total
 
 
-def _stage_breakdown(spans: list[Span], s: int, end: float) -> dict[str, float]:
-    own = [x for x in spans if x.stream == f"stage{s}/compute"]
-    comm = [x for x in spans if x.stream == f"stage{s}/comm-dp" and x.end_s > x.start_s]
-    stages = 1 + max((int(x.stream[5:].split("/")[0]) for x in spans), default=0)
-    neighbours = {f"stage{(s - 1) % stages}/p2p", f"stage{(s + 1) % stages}/p2p"}
-    p2p = [x for x in spans if x.stream in neighbours and x.end_s > x.start_s]
+class _Track:
+    """Spans of one stream (never overlapping), sorted, with bisectable starts and ends."""
+
+    def __init__(self, spans: list[Span]) -> None:
+        self.spans = spans
+        self.starts = [x.start_s for x in spans]
+        self.ends = [x.end_s for x in spans]
+
+    def overlapping(self, a: float, b: float) -> list[Span]:
+        """Spans that intersect [a, b)."""
+        lo = bisect.bisect_right(self.ends, a)
+        hi = bisect.bisect_left(self.starts, b)
+        return self.spans[lo:hi]
+
+
+def _stage_breakdown(own: _Track, comm: _Track, p2p: list[_Track], end: float) -> dict[str, float]:
     out: dict[str, float] = {}
-    for x in own:
+    for x in own.spans:
         out[x.category] = out.get(x.category, 0.0) + (x.end_s - x.start_s)
-    for a, b in _gaps(own, end):
-        for cat, sec in _blame(a, b, comm, p2p).items():
+    for a, b in _gaps(own.spans, end):
+        near_comm = comm.overlapping(a, b)
+        near_p2p = [x for track in p2p for x in track.overlapping(a, b)]
+        for cat, sec in _blame(a, b, near_comm, near_p2p).items():
             out[cat] = out.get(cat, 0.0) + sec
     return out
 
 
 def _gaps(own: list[Span], end: float) -> list[tuple[float, float]]:
     gaps, t = [], 0.0
-    for x in sorted(own, key=lambda x: x.start_s):
+    for x in own:
         if x.start_s > t + 1e-15:
             gaps.append((t, x.start_s))
         t = max(t, x.end_s)
@@ -266,8 +289,7 @@ def _blame(a: float, b: float, comm: list[Span], p2p: list[Span]) -> dict[str, f
     """Idle [a, b): data-parallel comm first, then pipeline sends, the rest is bubble."""
     cuts = {a, b}
     for x in comm + p2p:
-        if x.end_s > a and x.start_s < b:
-            cuts.update(t for t in (x.start_s, x.end_s) if a < t < b)
+        cuts.update(t for t in (x.start_s, x.end_s) if a < t < b)
     edges = sorted(cuts)
     out: dict[str, float] = {}
     for lo, hi in itertools.pairwise(edges):
