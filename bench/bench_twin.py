@@ -73,13 +73,17 @@ def _naive(spec: ScenarioSpec, replicas: int) -> int:
 def main() -> None:
     for data, target_s in ((RESNET, 1.0), (GPT3, 5.0)):
         spec = ScenarioSpec.model_validate(data)
+        t0 = time.perf_counter()
+        sim_module.simulate(spec)
+        cold = time.perf_counter() - t0  # first call: builds the fat tree and solves the flows
         fast = _median(lambda s=spec: sim_module.simulate(s), repeat=3)
         t0 = time.perf_counter()
         dp = _naive(spec, NAIVE_REPLICAS)
         naive = (time.perf_counter() - t0) * dp / NAIVE_REPLICAS
-        verdict = "OK" if fast < target_s else "OVER TARGET"
+        verdict = "OK" if max(cold, fast) < target_s else "OVER TARGET"
         print(
-            f"{spec.name:22s} simulate median {fast:7.3f} s (target < {target_s:.0f} s: {verdict}); "
+            f"{spec.name:22s} simulate cold {cold:6.3f} s, median {fast:6.3f} s "
+            f"(target < {target_s:.0f} s: {verdict}); "
             f"naive all-replica step ~{naive:8.2f} s ({NAIVE_REPLICAS} of {dp} replicas scaled); "
             f"ratio naive/simulate {naive / fast:8.1f}x"
         )
