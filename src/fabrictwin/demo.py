@@ -16,7 +16,7 @@ from fabrictwin.report.claims import dpu_markdown, idle_markdown, speed_markdown
 from fabrictwin.report.html import comparison_report, scenario_report
 from fabrictwin.report.trace import write_trace
 from fabrictwin.spec.scenario import load_scenario
-from fabrictwin.twin.claims import FABRIC_DESIGNS, dpu_check, speed_check
+from fabrictwin.twin.claims import A100_DESIGNS, A100_REFERENCE, FABRIC_DESIGNS, dpu_check, speed_check
 
 
 def _examples() -> Path:
@@ -36,18 +36,19 @@ def main(out: Path = Path("out/seed-claims")) -> Path:
     )
     checks = []
     with Progress(console=console, transient=True) as bar:
-        task = bar.add_task(
-            "simulating designs", total=len(speed_files) * len(FABRIC_DESIGNS) + 2 * len(dpu_files)
-        )
+        total = len(speed_files) * (len(FABRIC_DESIGNS) + len(A100_DESIGNS)) + 2 * len(dpu_files)
+        task = bar.add_task("simulating designs", total=total)
         for name in speed_files:
-            checks.append(speed_check(load_scenario(src / name), tick=lambda: bar.advance(task)))
+            scenario = load_scenario(src / name)
+            checks.append(speed_check(scenario, tick=lambda: bar.advance(task)))
+            checks.append(speed_check(scenario, lambda: bar.advance(task), A100_DESIGNS, A100_REFERENCE))
         dpus = []
         for name in dpu_files:
             dpus.append(dpu_check(load_scenario(src / name)))
             bar.advance(task, 2)
     for check in checks:
         console.print(speed_table(check))
-        comparison_report(check.designs, out / f"{check.model}-fabrics.html")
+        comparison_report(check.designs, out / f"{check.model}-{check.system}-fabrics.html")
     ib = checks[0].result("ib-ndr x8")
     write_trace(ib.trace_spans(), out / "resnet50-ib-ndr.trace.json", ib.scenario.name)
     scenario_report(ib, out / "resnet50-ib-ndr.html", "resnet50-ib-ndr.trace.json")

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from rich.table import Table
 
-from fabrictwin.twin.claims import REFERENCE, SEED_IDLE_CLAIM, DpuCheck, SpeedCheck
+from fabrictwin.twin.claims import SEED_IDLE_CLAIM, DpuCheck, SpeedCheck
 
 
 def _h(seconds: float) -> str:
@@ -17,9 +17,11 @@ def speed_markdown(check: SpeedCheck) -> str:
     """A table of the fabric designs for one model, with the claim's comparison."""
     eth_h, ib_h, claimed = check.claimed_hours[0], check.claimed_hours[1], check.claimed_reduction
     lines = [
-        f"#### {check.model}: seed claims {eth_h} h -> {ib_h} h ({claimed:.0%} less time on InfiniBand)",
+        f"#### {check.model} on {check.system}: seed claims {eth_h} h -> {ib_h} h "
+        f"({claimed:.0%} less time on InfiniBand)",
         "",
-        "| design | step (ms) | time to train | IB NDR saves | GPU busy | idle | exposed comm | bottleneck |",
+        f"| design | step (ms) | time to train | {check.reference} saves | GPU busy | idle | exposed comm "
+        "| bottleneck |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for v in check.designs:
@@ -31,7 +33,7 @@ def speed_markdown(check: SpeedCheck) -> str:
             f"| {label} | {r.step_time_s * 1e3:.2f} | {_h(r.time_to_train_s)} | {saves:.0%} "
             f"| {r.gpu_busy_fraction:.0%} | {1 - r.gpu_busy_fraction:.0%} | {comm:.0%} | {r.bottleneck} |"
         )
-    ib = check.result(REFERENCE)
+    ib = check.result(check.reference)
     lines += ["", f"Predicted InfiniBand time {_h(ib.time_to_train_s)} vs the seed's {ib_h} h."]
     return "\n".join(lines)
 
@@ -52,13 +54,19 @@ def dpu_markdown(checks: Sequence[DpuCheck]) -> str:
 
 
 def idle_markdown(checks: Sequence[SpeedCheck]) -> str:
-    worst = [(c.model, v.varied["design"], 1 - v.result.gpu_busy_fraction) for c in checks for v in c.designs]
+    worst = [
+        (f"{c.model}/{c.system}", v.varied["design"], 1 - v.result.gpu_busy_fraction)
+        for c in checks
+        for v in c.designs
+    ]
     over = [f"{m} on {d} ({idle:.0%})" for m, d, idle in worst if idle > SEED_IDLE_CLAIM]
     return "Designs with more than 50% of GPU time idle: " + (", ".join(over) if over else "none") + "."
 
 
 def speed_table(check: SpeedCheck) -> Table:
-    table = Table(title=f"{check.model}: fabrics (seed: {check.claimed_reduction:.0%} less time on IB)")
+    table = Table(
+        title=f"{check.model} on {check.system}: seed says {check.claimed_reduction:.0%} less time on IB"
+    )
     for name in ("design", "step ms", "time to train", "IB saves", "GPU busy", "bottleneck"):
         table.add_column(name, justify="left" if name in ("design", "bottleneck") else "right")
     for v in check.designs:

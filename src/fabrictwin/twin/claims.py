@@ -30,6 +30,18 @@ FABRIC_DESIGNS: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 REFERENCE = "ib-ndr x8"
 
+# The same question one generation earlier: DGX A100 with 8 x HDR (200 Gb/s) InfiniBand.
+A100_DESIGNS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("tcp-100g x1", {"system": "dgx-a100", "fabric": "tcp-100g", "nics_per_node": 1}),
+    ("tcp-100g x2", {"system": "dgx-a100", "fabric": "tcp-100g", "nics_per_node": 2}),
+    ("tcp-100g x4", {"system": "dgx-a100", "fabric": "tcp-100g", "nics_per_node": 4}),
+    ("tcp-100g x8", {"system": "dgx-a100", "fabric": "tcp-100g", "nics_per_node": 8}),
+    ("roce-200g x8", {"system": "dgx-a100", "fabric": "roce-200g", "nics_per_node": 8}),
+    ("ib-hdr x8", {"system": "dgx-a100", "fabric": "ib-hdr", "nics_per_node": 8}),
+    ("ib-hdr x8 + SHARP", {"system": "dgx-a100", "fabric": "ib-hdr", "nics_per_node": 8, "sharp": True}),
+)
+A100_REFERENCE = "ib-hdr x8"
+
 # What the seeds claim: model -> (Ethernet hours, InfiniBand hours, claimed reduction).
 SEED_SPEED_CLAIMS = {"resnet50": (6.5, 4.2, 0.35), "bert-large": (85.0, 48.0, 0.43)}
 SEED_IDLE_CLAIM = 0.50
@@ -43,13 +55,16 @@ class SpeedCheck:
     designs: list[Variant]
     claimed_reduction: float
     claimed_hours: tuple[float, float]
+    reference: str = REFERENCE
+    """The InfiniBand design the others are compared with."""
+    system: str = "dgx-h100"
 
     def result(self, label: str) -> Any:
         return next(v.result for v in self.designs if v.varied["design"] == label)
 
     def reduction_vs(self, label: str) -> float:
-        """1 - time(InfiniBand NDR) / time(design): the seed's "x% faster"."""
-        return 1.0 - self.result(REFERENCE).time_to_train_s / self.result(label).time_to_train_s
+        """1 - time(InfiniBand) / time(design): the seed's "x% faster"."""
+        return 1.0 - self.result(self.reference).time_to_train_s / self.result(label).time_to_train_s
 
 
 @dataclass(frozen=True)
@@ -72,15 +87,21 @@ def _with_cluster(scenario: ScenarioSpec, label: str, overrides: dict[str, Any])
     return ScenarioSpec.model_validate(data)
 
 
-def speed_check(scenario: ScenarioSpec, tick: Callable[[], None] | None = None) -> SpeedCheck:
+def speed_check(
+    scenario: ScenarioSpec,
+    tick: Callable[[], None] | None = None,
+    designs: tuple[tuple[str, dict[str, Any]], ...] = FABRIC_DESIGNS,
+    reference: str = REFERENCE,
+) -> SpeedCheck:
     """Simulate every fabric design of ``scenario``."""
     rows = []
-    for label, overrides in FABRIC_DESIGNS:
+    for label, overrides in designs:
         rows.append(Variant({"design": label}, simulate(_with_cluster(scenario, label, overrides))))
         if tick:
             tick()
     eth, ib, red = SEED_SPEED_CLAIMS.get(scenario.job.model, (0.0, 0.0, 0.0))
-    return SpeedCheck(scenario.job.model, rows, red, (eth, ib))
+    system = rows[0].result.resolved.system.id
+    return SpeedCheck(scenario.job.model, rows, red, (eth, ib), reference, system)
 
 
 def dpu_check(scenario: ScenarioSpec, dpu: str = "bluefield-3") -> DpuCheck:
