@@ -119,8 +119,9 @@ def test_the_demo_writes_the_claims_report(tmp_path: Path) -> None:
     report = demo.main(tmp_path / "claims")
     text = report.read_text()
     for needle in (
-        "resnet50: seed claims 6.5 h -> 4.2 h",
-        "bert-large",
+        "resnet50 on dgx-h100: seed claims 6.5 h -> 4.2 h",
+        "bert-large on dgx-a100",
+        "ib-hdr x8 + SHARP",
         "## DPU offload",
         "ib-ndr x8 + SHARP",
     ):
