@@ -117,3 +117,24 @@ def test_tcp_collective_bytes_per_server_by_hand(make_scenario: Any) -> None:
     assert _network_bytes_per_node(sc, r, dp=32) == pytest.approx(2 * 0.75 * 2 * 25557032)
     ib = make_scenario()
     assert _network_bytes_per_node(ib, resolve(ib), dp=32) == 0.0
+
+
+def test_a_host_short_of_cores_reports_interference_that_stretches_the_cpu_side_path(
+    make_scenario: Any,
+) -> None:
+    import dataclasses
+
+    from fabrictwin.spec.hardware import CpuSpec
+    from fabrictwin.timeline.step import StepTimeline
+    from fabrictwin.twin.hostside import evaluate
+    from fabrictwin.twin.resolve import resolve
+
+    sc = make_scenario(host={"vswitch": True, "encryption": True, "firewall": True})
+    small = CpuSpec(id="tiny", name="tiny", cores=5, base_hz=2e9, tdp_w=100)  # x 2 sockets
+    r = dataclasses.replace(resolve(sc), cpu=small)
+    tl = StepTimeline(spans=[], step_time_s=0.01, breakdown_s={"compute": 0.008, "step_overhead": 0.002})
+    effects = evaluate(sc, r, local_batch=32, dp=32, tl=tl)
+    # 8 GPUs x 2 cores of training threads + 0.5 telemetry on 10 cores: over-committed by 65%.
+    over = (16 + 0.5) / 10 - 1
+    assert effects.interference_s == pytest.approx(0.002 * over)
+    assert any("over-committed" in n for n in effects.notes)

@@ -66,14 +66,7 @@ def node_load(s: ScenarioSpec, r: Resolved, local_batch: int, step_s: float) -> 
     )
 
 
-def evaluate(s: ScenarioSpec, r: Resolved, local_batch: int, dp: int, tl: StepTimeline) -> HostEffects:
-    """CPU budget, data stall and interference of one server."""
-    step = tl.step_time_s
-    base = node_load(s, r, local_batch, step)
-    net = _network_bytes_per_node(s, r, dp) / step
-    load = NodeLoad(
-        net, net, base.storage_read_Bps, base.north_south_Bps, base.images_per_s, base.tokens_per_s
-    )
+def _budget(s: ScenarioSpec, r: Resolved, load: NodeLoad) -> CpuBudget:
     services = HostServices(
         s.host.vswitch,
         s.host.encryption,
@@ -82,32 +75,60 @@ def evaluate(s: ScenarioSpec, r: Resolved, local_batch: int, dp: int, tl: StepTi
         s.data.protocol,
         s.data.gpudirect_storage,
     )
-    offloads = tuple(s.cluster.dpu_offloads)
-    budget = cpu_budget(
+    return cpu_budget(
         cpu=r.cpu,
         sockets=r.system.cpu_sockets,
         gpus=r.system.gpus,
         load=load,
         services=services,
         dpu=r.dpu,
-        offloads=offloads,
+        offloads=tuple(s.cluster.dpu_offloads),
     )
-    notes: list[str] = []
-    # Cores left for the loader after training threads and the other infrastructure tasks.
-    other = budget.infra_cores - budget.host_demand.get("data_loading", 0.0)
-    loader_cores = max(0.0, budget.host_cores - budget.training_cores - other)
+
+
+def _stall(
+    s: ScenarioSpec,
+    r: Resolved,
+    budget: CpuBudget,
+    load: NodeLoad,
+    local_batch: int,
+    loader_cores: float,
+    step: float,
+) -> DataStall:
+    """The loader gets the cores left to it; storage reads run at the fabric rate times any DPU
+    throttle on the tasks in the read path."""
     decode_rate = float("inf")
     if load.images_per_s > 0:
         decode_rate = max(loader_cores, 1e-6) * JPEG_IMAGES_PER_CORE_S
-    read_Bps = s.data.storage_read_Bps * min(
-        budget.throttle.get("storage", 1.0),
-        budget.throttle.get("vswitch", 1.0),
-        budget.throttle.get("crypto", 1.0),
-        budget.throttle.get("firewall", 1.0),
-    )
+    throttle = min(budget.throttle.get(t, 1.0) for t in ("storage", "vswitch", "crypto", "firewall"))
     samples = local_batch * r.system.gpus / (s.parallelism.tp * s.parallelism.pp)
     need = PipelineNeed(samples, s.data.sample_bytes or r.workload.sample_bytes, s.data.cache_hit_rate)
-    stall = data_stall(need, LoaderRates(read_Bps, decode_rate), step, s.data.prefetch_depth)
+    rates = LoaderRates(s.data.storage_read_Bps * throttle, decode_rate)
+    return data_stall(need, rates, step, s.data.prefetch_depth)
+
+
+def _interference(r: Resolved, tl: StepTimeline, over: float) -> float:
+    """Processor sharing stretches the CPU-side critical path by the over-commitment."""
+    cpu_critical = tl.breakdown_s.get("step_overhead", 0.0)
+    if r.fabric.transport == "tcp":
+        cpu_critical += sum(v for k, v in tl.breakdown_s.items() if k.startswith("comm:dp"))
+    return cpu_critical * max(0.0, over)
+
+
+def evaluate(s: ScenarioSpec, r: Resolved, local_batch: int, dp: int, tl: StepTimeline) -> HostEffects:
+    """CPU budget, data stall and interference of one server."""
+    step = tl.step_time_s
+    base = node_load(s, r, local_batch, step)
+    net = _network_bytes_per_node(s, r, dp) / step
+    load = NodeLoad(
+        net, net, base.storage_read_Bps, base.north_south_Bps, base.images_per_s, base.tokens_per_s
+    )
+    budget = _budget(s, r, load)
+    # Cores left for the loader after training threads and the other infrastructure tasks.
+    other = budget.infra_cores - budget.host_demand.get("data_loading", 0.0)
+    loader_cores = max(0.0, budget.host_cores - budget.training_cores - other)
+    stall = _stall(s, r, budget, load, local_batch, loader_cores, step)
+    notes: list[str] = []
     if stall.stall_s > 0:
         notes.append(
             f"data stall: loader limited by {stall.limited_by} ({stall.load_s * 1e3:.1f} ms per batch)"
@@ -116,13 +137,8 @@ def evaluate(s: ScenarioSpec, r: Resolved, local_batch: int, dp: int, tl: StepTi
     # of their demand became the data stall above). What still exceeds the cores is time-sliced.
     loading = min(budget.host_demand.get("data_loading", 0.0), loader_cores)
     over = (budget.training_cores + other + loading) / budget.host_cores - 1.0
-    interference = 0.0
     if over > 0:
-        cpu_critical = tl.breakdown_s.get("step_overhead", 0.0)
-        if r.fabric.transport == "tcp":
-            cpu_critical += sum(v for k, v in tl.breakdown_s.items() if k.startswith("comm:dp"))
-        interference = cpu_critical * over
         notes.append(
             f"host CPU over-committed by {over:.0%}: infrastructure threads slow the training threads"
         )
-    return HostEffects(budget, stall, interference, tuple(notes))
+    return HostEffects(budget, stall, _interference(r, tl, over), tuple(notes))
