@@ -24,7 +24,7 @@ test: $(STAMP) lint
 	$(BIN)/pytest -n 2 --dist loadfile
 
 bench: $(STAMP)
-	$(BIN)/python -m bench
+	$(BIN)/python bench/run_all.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
