@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from fabrictwin.errors import DeviceError, SpecError
+from fabrictwin.errors import SpecError
 from fabrictwin.fleet.admission import Admission, window_allows
 from fabrictwin.fleet.clock import Clock
 from fabrictwin.fleet.drain import DrainAdapter, NoDrain
@@ -274,4 +274,4 @@ def plan_record(plan: Plan) -> dict[str, object]:
     }
 
 
-__all__ = ["Credentials", "DeviceError", "Executor", "RolloutResult", "plan_record"]
+__all__ = ["Credentials", "Executor", "RolloutResult", "plan_record"]
