@@ -134,11 +134,13 @@ def context_for(
     gpudirect: bool = True,
     loss_rate: float = 0.0,
     topology: object = None,
+    nccl_version: str | None = None,
 ) -> CommContext:
     """Build a :class:`CommContext` from catalog ids.
 
     ``sharp`` defaults to False, as NCCL uses CollNet only with the SHARP plugin and
-    NCCL_COLLNET_ENABLE=1. Raises:
+    NCCL_COLLNET_ENABLE=1. ``nccl_version`` names the NCCL release whose tuner chooses the
+    algorithm (default: a current one; see :mod:`fabrictwin.collectives.tuner`). Raises:
         NotFound / SpecError: an id is not in the catalog, or the layout is invalid.
     """
     from fabrictwin import catalog
@@ -163,6 +165,7 @@ def context_for(
             gpudirect=gpudirect,
             loss_rate=loss_rate,
             topology=topology,
+            nccl_version=nccl_version,
         )
     except ValidationError as exc:
         rules = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'context'}: {e['msg']}" for e in exc.errors())

@@ -3,6 +3,10 @@
 For every enabled (algorithm, protocol) the time of ``nbytes`` is
 ``latency_s x latCount + nbytes / algbw_Bps`` and the tuner keeps the fastest
 (``ncclTopoGetAlgoTime`` in NVIDIA/nccl src/graph/tuning.cc; nccl-cost-model.md B.1).
+Single-node NVLS bandwidth also depends on size through NCCL's chunk schedule
+(:func:`fabrictwin.collectives.nvls.chunk_efficiency`). When the context names an older NCCL
+release, the choice follows that release's estimates (:mod:`fabrictwin.collectives.tuner`)
+while the time is the achieved cost of the chosen pair.
 Vectorised over message sizes: one (L, B) table per (context, op), then array arithmetic.
 """
 
@@ -15,7 +19,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from fabrictwin.collectives import collnet, halving_doubling, hierarchical, nvls, p2p, pat, ring, tree
+from fabrictwin.collectives import collnet, halving_doubling, hierarchical, nvls, p2p, pat, ring, tree, tuner
 from fabrictwin.collectives.base import OPS, AlgoCost, Op
 from fabrictwin.collectives.context import CommContext
 from fabrictwin.collectives.nccl_constants import PROTOCOLS, Proto
@@ -64,6 +68,12 @@ class Candidate:
     protocol: Proto
     latency_s: float
     algbw_Bps: float
+    chunk_ops: int = 0
+    """NVLS chunk streams (size-dependent bandwidth); 0: constant bandwidth."""
+    tuner_latency_s: float | None = None
+    """The named NCCL release's latency estimate when it differs from ``latency_s``."""
+    tuner_algbw_Bps: float | None = None
+    """The named NCCL release's bandwidth estimate when it differs from ``algbw_Bps``."""
 
 
 def resolve_algorithm(name: str) -> str:
@@ -99,13 +109,26 @@ def candidates(ctx: CommContext, op: Op, algorithm: str = "auto", protocol: str 
         for proto in protos:
             c = ALGORITHMS[name](ctx, op, proto)  # type: ignore[arg-type]
             if c is not None and c.algbw_Bps > 0:
-                found.append(Candidate(name, proto, c.latency_s, c.algbw_Bps))  # type: ignore[arg-type]
+                found.append(_candidate(ctx, op, name, proto, c))  # type: ignore[arg-type]
     if not found:
         raise Infeasible(
             f"no enabled algorithm for {op} with algorithm={algorithm}, protocol={protocol} "
             f"on {ctx.ranks} ranks ({ctx.nodes} nodes x {ctx.ppn})"
         )
     return found
+
+
+def _candidate(ctx: CommContext, op: Op, name: str, proto: Proto, c: AlgoCost) -> Candidate:
+    est = tuner.estimate(ctx, op, name, proto, c)
+    return Candidate(
+        name,
+        proto,
+        c.latency_s,
+        c.algbw_Bps,
+        c.chunk_ops,
+        None if est is None else est.latency_s,
+        None if est is None else est.algbw_Bps,
+    )
 
 
 @dataclass(frozen=True)
@@ -117,16 +140,30 @@ class Table:
     candidates: list[Candidate]
 
 
-def evaluate(cands: list[Candidate], nbytes: npt.NDArray[np.float64], floor_s: float = 0.0) -> Table:
-    """Time of every size under the fastest candidate (NCCL's argmin), at least ``floor_s``
-    (host enqueue cost, :func:`fabrictwin.collectives.base.host_floor_s`)."""
-    lat = np.array([c.latency_s for c in cands])
-    inv_bw = np.array([1.0 / c.algbw_Bps for c in cands])
+def _lat_count(cands: list[Candidate], nbytes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     count = np.ones((len(cands), nbytes.shape[0]))
     for i, c in enumerate(cands):
         if c.algorithm == "collnet":
             count[i] = np.maximum(1.0, np.ceil(nbytes / collnet.SAT_MAX_BYTES))
-    times = lat[:, None] * count + inv_bw[:, None] * nbytes[None, :]
-    choice = np.argmin(times, axis=0)
+    return count
+
+
+def evaluate(cands: list[Candidate], nbytes: npt.NDArray[np.float64], floor_s: float = 0.0) -> Table:
+    """Time of every size under the chosen candidate, at least ``floor_s`` (host enqueue cost,
+    :func:`fabrictwin.collectives.base.host_floor_s`). The choice is the argmin of the tuner's
+    estimates where a candidate carries them (an older NCCL release), else of the times."""
+    count = _lat_count(cands, nbytes)
+    lat = np.array([c.latency_s for c in cands])
+    inv_bw = np.array([1.0 / c.algbw_Bps for c in cands])[:, None] * np.ones_like(nbytes)[None, :]
+    for i, c in enumerate(cands):
+        if c.chunk_ops > 0:
+            inv_bw[i] = inv_bw[i] / nvls.chunk_efficiency(nbytes, c.chunk_ops)
+    times = lat[:, None] * count + inv_bw * nbytes[None, :]
+    ranking = times
+    if any(c.tuner_latency_s is not None for c in cands):
+        t_lat = np.array([c.latency_s if c.tuner_latency_s is None else c.tuner_latency_s for c in cands])
+        t_bw = np.array([c.algbw_Bps if c.tuner_algbw_Bps is None else c.tuner_algbw_Bps for c in cands])
+        ranking = t_lat[:, None] * count + nbytes[None, :] / t_bw[:, None]
+    choice = np.argmin(ranking, axis=0)
     best = np.maximum(times[choice, np.arange(nbytes.shape[0])], floor_s)
     return Table(best, choice, cands)

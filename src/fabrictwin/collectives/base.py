@@ -53,6 +53,9 @@ class AlgoCost:
 
     latency_s: float
     algbw_Bps: float
+    chunk_ops: int = 0
+    """Concurrent NVLS chunk streams (channels x heads) whose chunk size NCCL shrinks for
+    small messages (:func:`fabrictwin.collectives.nvls.chunk_efficiency`); 0: no schedule."""
 
 
 def bus_factor(op: Op, n: int) -> float:

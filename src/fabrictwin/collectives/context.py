@@ -86,6 +86,10 @@ class CommContext(Spec):
     loss_rate: float = Field(default=0.0, ge=0.0, lt=1.0)
     """Packet loss rate the transport sees (link errors; congestion drops without PFC).
     InfiniBand repairs it at the link; RoCE pays Go-back-N, TCP Mathis window halving."""
+    nccl_version: str | None = Field(default=None, pattern=r"^\d+\.\d+(\.\d+)?(-\d+)?$")
+    """NCCL release whose tuner picks the algorithm (e.g. ``"2.18.5"``); None: a current one.
+    Only the choice changes; the achieved cost is the calibrated model
+    (:mod:`fabrictwin.collectives.tuner`)."""
     topology: Any = None
     """A built topology (fabrictwin.topology) for flow-level fidelity; None: analytic only."""
 

@@ -133,8 +133,48 @@ HOST_FLOOR_US: Final[dict[str, float]] = {
     "arm": 21.0,  # no data: Intel value reused
 }
 
-NVLS_LAT_US: Final = 55.0
-"""Effective NVLS latency inside one NVLink domain (NCCL's table: 25 us, B.3). Fitted on the
-H200 NVLS sweep A-110..A-122 (2 MiB-8 GiB): a fixed cost of 55 us reproduces the slow ramp
-of measured NVLS bandwidth (multicast setup and the SM-driven reduce/multicast pipeline);
-NCCL's 25 us over-predicts busbw by 30-45 % at 4-32 MiB."""
+NVLS_LAT_US: Final = 28.0
+"""Fixed cost of a single-node NVLS all-reduce (NCCL's table: 25 us, B.3). Fitted together
+with :data:`NVLS_CHUNK_OVERHEAD_BYTES` by least squares on log busbw over the H200 NVLS sweep
+A-110..A-123 (2 MiB-16 GiB, NCCL 2.30.7, "NVLS/Simple >= 2MiB" in the author's TUNING log):
+28.0 us. Validated, not fitted, on the ND H100 v5 sweep A-042..A-055 (NCCL 2.18.5)."""
+
+NVLS_CHANNELS: Final = 16
+"""Channels NCCL gives NVLS (``comm->nvlsChannels``; enqueue.cc topoGetAlgoInfo: "NVLS should
+not need more than 16 channels to get peak BW", NCCL_NVLS_NCHANNELS default 16)."""
+
+NVLS_MAX_CHUNK_BYTES: Final = 131072
+"""Largest NVLS chunk (enqueue.cc calcCollChunking, ``maxChunkSize = 131072`` for NVLS)."""
+
+NVLS_CHUNK_STEPS: Final[tuple[tuple[int, int], ...]] = (
+    # enqueue.cc calcCollChunking, NVLS branch, applied in this order with concurrentOps =
+    # nChannels x nvls.nHeads: chunk -> 64 KiB when nBytes < 64 x ops x chunk, then -> 32 KiB
+    # when nBytes < 8 x ops x chunk, then -> 16 KiB when nBytes < 2 x ops x chunk.
+    (64, 65536),
+    (8, 32768),
+    (2, 16384),
+)
+
+NVLS_CHUNK_OVERHEAD_BYTES: Final = 19400.0
+"""Fixed cost of one NVLS chunk (multimem load-reduce + store round and its flag sync),
+expressed in bytes moved at the op's full rate: a chunk of ``c`` bytes runs at
+``c / (c + k)`` of the rate, normalised to the 128 KiB chunk on which NVLINK_DATA_EFFICIENCY x
+NVLS_EFFICIENCY were calibrated. Fitted with NVLS_LAT_US on A-110..A-123 (19.4 KB)."""
+
+# --------------------------------------------------------------------------------------------
+# Older NCCL tuners (what a given release *chooses*; the achieved cost is our model above).
+# --------------------------------------------------------------------------------------------
+
+LEGACY_BEFORE: Final = (2, 21)
+"""Releases before 2.21 use the legacy tuner constants below (nccl-cost-model.md B.2, B.4)."""
+LEGACY_RING_LL_FRACTION: Final = 0.25
+"""Ring/LL busBw x 1/4 for all-reduce (v2.18-2.20; B.2 "v2.18 used x1/4"; tuning.cc of the
+2.19-2.20 era: ``busBw * 1.0/4.0`` when nNodes > 1 or AllReduce/Reduce)."""
+LEGACY_HOPPER_LL_MAX_BW_GBPS: Final = (87.7, 22.5, 19.0)
+"""Hopper llMaxBws row before 2.21 = the Ampere row (B.4 "Hopper llMaxBws 87.7/22.5/19.0
+(2.19-2.20) then 141/45/35 from 2.21"; the 2.19-era tuning.cc lists the same row for Hopper)."""
+LEGACY_NVLS_LAT_US: Final = 23.0
+"""NVLS latency of the tuner before 2.28 (B.4 "2.18 ... NVLS 23"; 2.19-era tuning.cc hwLat
+NVLink NVLS Simple = 23, base 0, latency = intraLat on one node)."""
+LEGACY_NVLS_BUS_RATIO: Final = 5.0 / 6.0
+"""NVLS bus-to-algorithm ratio before nvlsEfficiency existed (B.4 "NVLS ratio 5/6")."""
