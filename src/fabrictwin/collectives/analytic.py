@@ -148,22 +148,37 @@ def _lat_count(cands: list[Candidate], nbytes: npt.NDArray[np.float64]) -> npt.N
     return count
 
 
+def size_efficiency(cand: Candidate, nbytes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Share of a candidate's bandwidth reached at each size: NCCL's tree correction factor,
+    NVLS chunk schedule, else 1."""
+    if cand.algorithm == "tree":
+        return tree.correction(nbytes, cand.protocol)
+    if cand.chunk_ops > 0:
+        return nvls.chunk_efficiency(nbytes, cand.chunk_ops)
+    return np.ones_like(nbytes)
+
+
 def evaluate(cands: list[Candidate], nbytes: npt.NDArray[np.float64], floor_s: float = 0.0) -> Table:
     """Time of every size under the chosen candidate, at least ``floor_s`` (host enqueue cost,
     :func:`fabrictwin.collectives.base.host_floor_s`). The choice is the argmin of the tuner's
     estimates where a candidate carries them (an older NCCL release), else of the times."""
     count = _lat_count(cands, nbytes)
     lat = np.array([c.latency_s for c in cands])
-    inv_bw = np.array([1.0 / c.algbw_Bps for c in cands])[:, None] * np.ones_like(nbytes)[None, :]
-    for i, c in enumerate(cands):
-        if c.chunk_ops > 0:
-            inv_bw[i] = inv_bw[i] / nvls.chunk_efficiency(nbytes, c.chunk_ops)
+    eff = np.array([size_efficiency(c, nbytes) for c in cands])
+    inv_bw = np.array([1.0 / c.algbw_Bps for c in cands])[:, None] / eff
     times = lat[:, None] * count + inv_bw * nbytes[None, :]
     ranking = times
     if any(c.tuner_latency_s is not None for c in cands):
+        # the tuner knows its tree correction but not the NVLS chunk schedule
+        t_eff = np.array(
+            [
+                tree.correction(nbytes, c.protocol) if c.algorithm == "tree" else np.ones_like(nbytes)
+                for c in cands
+            ]
+        )
         t_lat = np.array([c.latency_s if c.tuner_latency_s is None else c.tuner_latency_s for c in cands])
         t_bw = np.array([c.algbw_Bps if c.tuner_algbw_Bps is None else c.tuner_algbw_Bps for c in cands])
-        ranking = t_lat[:, None] * count + nbytes[None, :] / t_bw[:, None]
+        ranking = t_lat[:, None] * count + nbytes[None, :] / (t_bw[:, None] * t_eff)
     choice = np.argmin(ranking, axis=0)
     best = np.maximum(times[choice, np.arange(nbytes.shape[0])], floor_s)
     return Table(best, choice, cands)

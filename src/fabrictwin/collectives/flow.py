@@ -31,7 +31,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from fabrictwin.collectives import nvls, tree
-from fabrictwin.collectives.analytic import Candidate, candidates, evaluate
+from fabrictwin.collectives.analytic import Candidate, candidates, evaluate, size_efficiency
 from fabrictwin.collectives.base import (
     Op,
     bus_factor,
@@ -277,7 +277,8 @@ def flow_times(
             continue
         sel = table.choice == idx
         share = _protocol_share(ctx, op, cand)
-        times[sel] = np.maximum(cand.latency_s + sizes[sel] * spb / share, host_floor_s(ctx))
+        eff = size_efficiency(cand, sizes[sel])
+        times[sel] = np.maximum(cand.latency_s + sizes[sel] * spb / (share * eff), host_floor_s(ctx))
     algos = tuple(cands[i].algorithm for i in table.choice)
     protos = tuple(cands[i].protocol for i in table.choice)
     return times, algos, protos

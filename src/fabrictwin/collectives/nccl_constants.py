@@ -99,6 +99,17 @@ TREE_LL_DIVISOR: Final = 3.8
 """Tree/LL: busBw / 3.8 (B.2)."""
 TREE_LL128_FRACTION: Final = (7.0 / 9.0, 120.0 / 128.0)
 """Tree/LL128: x 7/9 on one node, x 120/128 multi-node (B.2)."""
+TREE_CORRECTION: Final[dict[Proto, tuple[float, ...]]] = {
+    # tuning.cc treeCorrectionFactor[proto][log2(nBytes >> 6)], 64 B .. 256 MiB (1.0 beyond):
+    # "Trees are not perfectly sticking to the model for medium sizes" (B.1 correction 1).
+    # Same table in releases 2.18 through 2.2x.
+    "ll": (1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.7, 0.7, 0.7, 0.7, 0.6, 0.5, 0.4, 0.4, 0.5, 0.6, 0.7,
+           0.8, 0.9, 1.0, 1.0, 1.0, 1.0),
+    "ll128": (1.0, 1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.8, 0.8, 0.7, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6,
+              0.8, 0.9, 0.9, 0.9, 0.9, 1.0, 1.0),
+    "simple": (0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.7, 0.6, 0.6, 0.5, 0.5, 0.5, 0.5, 0.6,
+               0.7, 0.8, 0.7, 0.7, 0.8, 0.9, 0.9),
+}  # fmt: skip
 PAT_BW_FRACTION: Final = 0.75
 """PAT: x 0.75 (B.2)."""
 COLLNET_HOPPER_FACTOR: Final = 0.85

@@ -8,11 +8,17 @@ a node each channel is a chain over NVLink. Latency and protocol factors are NCC
 * network: the busiest node moves :func:`tree_node_load` x nbytes each way through its NICs;
 * NVLink: the chain sends the buffer up (reduce) and down (broadcast), rotated across
   channels: 2 (ppn-1)/ppn x nbytes per GPU.
+
+At medium sizes NCCL itself derates tree bandwidth by a measured per-size factor (0.4-1.0,
+:func:`correction`); we apply it to the achieved time as NCCL's tuner does to its estimate.
 """
 
 from __future__ import annotations
 
 import math
+
+import numpy as np
+import numpy.typing as npt
 
 from fabrictwin.collectives.base import (
     US,
@@ -29,6 +35,7 @@ from fabrictwin.collectives.base import (
 from fabrictwin.collectives.context import CommContext
 from fabrictwin.collectives.nccl_constants import (
     TREE_BW_FRACTION,
+    TREE_CORRECTION,
     TREE_LL128_FRACTION,
     TREE_LL_DIVISOR,
     Proto,
@@ -45,6 +52,14 @@ def raw_algbw_Bps(ctx: CommContext) -> float:
     if ctx.nodes > 1:
         bounds.append(net_node_Bps(ctx) / tree_node_load(ctx.nodes))
     return min(bounds)
+
+
+def correction(nbytes: npt.NDArray[np.float64], proto: Proto) -> npt.NDArray[np.float64]:
+    """NCCL's tree bandwidth factor at each size (tuning.cc treeCorrectionFactor)."""
+    table = np.array(TREE_CORRECTION[proto])
+    chunks = np.floor(np.maximum(nbytes, 0.0) / 64.0)
+    idx = np.floor(np.log2(np.maximum(chunks, 1.0))).astype(np.int64)
+    return np.where(idx < table.size, table[np.minimum(idx, table.size - 1)], 1.0)
 
 
 def latency_us(ctx: CommContext, proto: Proto) -> float:
