@@ -97,6 +97,7 @@ def test_the_main_commands_keep_the_options_users_script_against():
             "--transport",
             "--routing",
             "--sharp",
+            "--nccl-version",
             "--json",
         },
         "simulate": {"--json"},

@@ -81,3 +81,18 @@ def test_fewer_gpus_than_a_server_holds_run_on_one_node():
         app, ["collective", "--gpus", "8", "--fidelity", "flow", "--maxbytes", "1M", "--json"]
     )
     assert single.exit_code == 0, single.output
+
+
+def test_nccl_version_selects_that_releases_tuner():
+    # tests/collectives/test_tuner_versions.py: on one H100 node at 1 MiB NCCL 2.18 picks NVLS,
+    # a current release ring/LL; the option must reach the tuner.
+    args = ["collective", "--gpus", "8", "--minbytes", "1M", "--maxbytes", "1M", "--json"]
+    current = json.loads(runner.invoke(app, args).output)
+    old = runner.invoke(app, [*args, "--nccl-version", "2.18.5"])
+    assert old.exit_code == 0, old.output
+    assert current[0]["algorithm"] == "ring" and json.loads(old.output)[0]["algorithm"] == "nvls"
+
+
+def test_a_malformed_nccl_version_is_a_spec_error():
+    result = runner.invoke(app, ["collective", "--gpus", "8", "--maxbytes", "1M", "--nccl-version", "two"])
+    assert result.exit_code != 0 and isinstance(result.exception, SpecError)

@@ -138,6 +138,10 @@ def register(app: typer.Typer) -> None:
             ),
         ] = "auto",
         protocol: Annotated[str, typer.Option(help="auto, ll, ll128 or simple.")] = "auto",
+        nccl_version: Annotated[
+            str | None,
+            typer.Option(help="NCCL release whose tuner picks algorithms, e.g. 2.18.5 (default: current)."),
+        ] = None,
         fidelity: Annotated[str, typer.Option(help="analytic or flow.")] = "analytic",
         minbytes: Annotated[str, typer.Option(help="Smallest size (nccl-tests -b), e.g. 8, 1M.")] = "8",
         maxbytes: Annotated[str, typer.Option(help="Largest size (nccl-tests -e), e.g. 8G.")] = "8G",
@@ -159,6 +163,7 @@ def register(app: typer.Typer) -> None:
             sharp=sharp,
             routing=routing,  # type: ignore[arg-type]  # checked by CommContext
             qps=qps,
+            nccl_version=nccl_version,
         )
         sizes = sizes_between(parse_size(minbytes), parse_size(maxbytes), stepfactor)
         est = estimate(ctx, op, sizes, algorithm=algo, protocol=protocol, fidelity=fidelity)  # type: ignore[arg-type]
