@@ -27,6 +27,7 @@ StoreOpt = Annotated[
 FleetOpt = Annotated[Path | None, typer.Option("--fleet", help="Fleet YAML (default: last discovery).")]
 PwOpt = Annotated[str, typer.Option("--password-env", help="Environment variable with the BMC password.")]
 ScaleOpt = Annotated[float, typer.Option("--time-scale", help="Virtual s per wall s (emulator's).")]
+MetricsOpt = Annotated[int | None, typer.Option(help="Serve Prometheus metrics on this port.")]
 
 
 def _fleet(store: Store, path: Path | None) -> FleetSpec:
@@ -35,6 +36,12 @@ def _fleet(store: Store, path: Path | None) -> FleetSpec:
 
 def _hours(s: float) -> str:
     return f"{s / 3600:.2f} h"
+
+
+def _print_reasons(console: Console, reasons: dict[str, str]) -> None:
+    """One line per device that failed or was held back, in name order."""
+    for device, reason in sorted(reasons.items()):
+        console.print(f"  {device}: {reason}", highlight=False)
 
 
 @fleet_app.command("discover")
@@ -137,8 +144,7 @@ def _run(
         )
     console = Console()
     console.print(f"rollout {result.name}: {result.status} in {_hours(result.makespan_s)}: {result.phases}")
-    for device, reason in sorted(result.reasons.items()):
-        console.print(f"  {device}: {reason}", highlight=False)
+    _print_reasons(console, result.reasons)
 
 
 @rollout_app.command("run")
@@ -148,7 +154,7 @@ def rollout_run(
     store_url: StoreOpt = None,
     password_env: PwOpt = service.DEFAULT_PASSWORD_ENV,
     time_scale: ScaleOpt = 1.0,
-    metrics_port: Annotated[int | None, typer.Option(help="Serve Prometheus metrics on this port.")] = None,
+    metrics_port: MetricsOpt = None,
 ) -> None:
     """Check every device, then run the rollout to the end (resume it if interrupted)."""
     _run(rollout, None, fleet, store_url, password_env, time_scale, metrics_port, resume=False)
@@ -161,7 +167,7 @@ def rollout_resume(
     store_url: StoreOpt = None,
     password_env: PwOpt = service.DEFAULT_PASSWORD_ENV,
     time_scale: ScaleOpt = 1.0,
-    metrics_port: Annotated[int | None, typer.Option(help="Serve Prometheus metrics on this port.")] = None,
+    metrics_port: MetricsOpt = None,
 ) -> None:
     """Continue a rollout from the store after the controller stopped or was killed."""
     _run(None, name, fleet, store_url, password_env, time_scale, metrics_port, resume=True)
@@ -181,8 +187,7 @@ def rollout_status(
         table.add_row(phase, str(n))
     console.print(table)
     console.print(f"pushes issued: {st.pushes}; planned makespan {_hours(st.plan.get('makespan_s', 0.0))}")
-    for device, reason in sorted(st.reasons.items()):
-        console.print(f"  {device}: {reason}", highlight=False)
+    _print_reasons(console, st.reasons)
     for e in st.last_actions:
         console.print(f"  t={e.t_s:.0f}s {e.device} {e.action} {e.detail}", highlight=False)
 
