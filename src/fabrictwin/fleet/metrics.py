@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from prometheus_client import CollectorRegistry, Gauge, start_http_server
 
-from fabrictwin.fleet.state import DeviceState
+from fabrictwin.fleet.state import PHASES, DeviceState
 
 
 class RolloutMetrics:
@@ -38,21 +38,7 @@ class RolloutMetrics:
     def update(self, states: Mapping[str, DeviceState]) -> None:
         """Refresh every gauge from the executor's states."""
         counts = Counter(s.phase for s in states.values())
-        for phase in (
-            "pending",
-            "drain",
-            "draining",
-            "push",
-            "transfer",
-            "install",
-            "power_cycle",
-            "verify",
-            "undrain",
-            "done",
-            "skipped",
-            "rolled_back",
-            "quarantined",
-        ):
+        for phase in PHASES:
             self.devices.labels(self.rollout, phase).set(counts.get(phase, 0))  # type: ignore[call-overload]
         final = sum(1 for s in states.values() if s.terminal)
         busy = sum(1 for s in states.values() if not s.terminal and s.phase != "pending")

@@ -15,7 +15,7 @@ instead of pushing again, so no device is flashed twice.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 Phase = Literal[
     "pending",
@@ -32,6 +32,8 @@ Phase = Literal[
     "rolled_back",
     "quarantined",
 ]
+PHASES: tuple[Phase, ...] = get_args(Phase)
+"""Every phase, in rollout order (the metrics export one gauge per phase)."""
 TERMINAL: frozenset[str] = frozenset({"done", "skipped", "rolled_back", "quarantined"})
 """Phases a device never leaves."""
 UNAVAILABLE: frozenset[str] = frozenset(
