@@ -78,40 +78,42 @@ def parse_image(text: str) -> Image | None:
         return None
 
 
+def _bfb(os_name: str, generation: str, size_bytes: int, **components: str) -> Image:
+    """A sealed BF-Bundle image whose file is ``<os_name>.bfb`` (how NVIDIA names its bundles)."""
+    return Image(f"{os_name}.bfb", generation, size_bytes, os=os_name, **components).sealed()
+
+
 # Version strings are the real formats of section 1.7 [S6][S8][S23][S32].
-CURRENT_BFB = Image(
-    "bf-bundle-2.9.1-40_24.11_ubuntu-22.04_prod.bfb",
+CURRENT_BFB = _bfb(
+    "bf-bundle-2.9.1-40_24.11_ubuntu-22.04_prod",
     "BF3",
     1_255 * 1024**2,
-    os="bf-bundle-2.9.1-40_24.11_ubuntu-22.04_prod",
     bsp="4.9.1.13440",
     atf="v2.2(release):4.9.1-9-g3c45a0e33",
     uefi="4.9.1-17-gd0fd8a2b5c",
     nic="32.43.1014",
     ofed="MLNX_OFED_LINUX-24.10-1.1.4",
-).sealed()
-NEXT_BFB = Image(
-    "bf-bundle-2.9.2-31_25.02_ubuntu-22.04_prod.bfb",
+)
+NEXT_BFB = _bfb(
+    "bf-bundle-2.9.2-31_25.02_ubuntu-22.04_prod",
     "BF3",
     1_255 * 1024**2,
-    os="bf-bundle-2.9.2-31_25.02_ubuntu-22.04_prod",
     bsp="4.9.2.13551",
     atf="v2.2(release):4.9.2-14-geeb9a6f94",
     uefi="4.9.2-25-ge0f86cebd6",
     nic="32.43.2566",
     ofed="MLNX_OFED_LINUX-24.10-2.1.8",
-).sealed()
-BF2_BFB = Image(
-    "DOCA_2.5.0_BSP_4.5.0_Ubuntu_22.04-1.20231120.prod.bfb",
+)
+BF2_BFB = _bfb(
+    "DOCA_2.5.0_BSP_4.5.0_Ubuntu_22.04-1.20231120.prod",
     "BF2",
     1_100 * 1024**2,
-    os="DOCA_2.5.0_BSP_4.5.0_Ubuntu_22.04-1.20231120.prod",
     bsp="4.5.0.12993",
     atf="v2.2(release):4.5.0-43-g7d9d8a9",
     uefi="4.5.0-46-gf57517d",
     nic="24.39.1002",
     ofed="MLNX_OFED_LINUX-23.10-1.1.8",
-).sealed()
+)
 BUNDLE_WITH_BMC = replace(
     NEXT_BFB,
     name="bf-bundle-2.9.2-31_25.02_ubuntu-22.04_prod-bmc.bfb",
