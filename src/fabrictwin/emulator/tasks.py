@@ -69,11 +69,22 @@ class Task:
         return self.state in ("New", "Starting", "Running", "Pending")
 
 
+def _task_event(
+    event: str, task_id: int, what: str, severity: str = "OK", resolution: str = "None"
+) -> TaskMessage:
+    """A ``TaskEvent.1.0.<event>`` message: "The task with Id '<id>' has <what>."."""
+    return TaskMessage(
+        f"TaskEvent.1.0.{event}",
+        f"The task with Id '{task_id}' has {what}.",
+        severity=severity,
+        resolution=resolution,
+        args=(str(task_id),),
+    )
+
+
 def started(task_id: int) -> TaskMessage:
     """``TaskEvent.1.0.TaskStarted``: what BMCs put first in every task."""
-    return TaskMessage(
-        "TaskEvent.1.0.TaskStarted", f"The task with Id '{task_id}' has started.", args=(str(task_id),)
-    )
+    return _task_event("TaskStarted", task_id, "started")
 
 
 def transferring(image: str, target: str, resolution: str) -> TaskMessage:
@@ -88,33 +99,17 @@ def transferring(image: str, target: str, resolution: str) -> TaskMessage:
 
 def completed_ok(task_id: int) -> TaskMessage:
     """``TaskEvent.1.0.TaskCompletedOK``."""
-    return TaskMessage(
-        "TaskEvent.1.0.TaskCompletedOK",
-        f"The task with Id '{task_id}' has completed.",
-        args=(str(task_id),),
-    )
+    return _task_event("TaskCompletedOK", task_id, "completed")
 
 
 def completed_warning(task_id: int, detail: str) -> TaskMessage:
     """``TaskEvent.1.0.TaskCompletedWarning``: "completed with errors" plus the reason [S28]."""
-    return TaskMessage(
-        "TaskEvent.1.0.TaskCompletedWarning",
-        f"The task with Id '{task_id}' has completed with errors.",
-        severity="Critical",
-        args=(str(task_id),),
-        resolution=detail,
-    )
+    return _task_event("TaskCompletedWarning", task_id, "completed with errors", "Critical", detail)
 
 
 def aborted(task_id: int, detail: str) -> TaskMessage:
     """``TaskEvent.1.0.TaskAborted`` with the failure reason in Resolution."""
-    return TaskMessage(
-        "TaskEvent.1.0.TaskAborted",
-        f"The task with Id '{task_id}' has been aborted.",
-        severity="Critical",
-        args=(str(task_id),),
-        resolution=detail,
-    )
+    return _task_event("TaskAborted", task_id, "been aborted", "Critical", detail)
 
 
 def apply_failed(image: str, target: str) -> TaskMessage:
