@@ -204,24 +204,39 @@ class _Unit:
         return -(-self.rails // self.group)
 
 
-def _two_tier(radix: int, split: LeafSplit, unit: _Unit, sigma: float) -> PlaneSize:
-    leaves = unit.sus * unit.per_su
-    if leaves > radix:
-        fit = max_nodes(radix, 2, unit.rails, sigma, unit.su) // unit.su * unit.su
-        raise Infeasible(
-            f"a 2-tier fat tree of radix {radix} reaches at most {radix} leaves; {unit.sus} SU x "
-            f"{unit.per_su} leaves needs {leaves}",
-            nearest=f"tiers 3, or at most {fit} nodes in 2 tiers",
-        )
-    spines = smallest_divisor_at_least(split.up, leaves * split.up / radix)
+def _whole_sus(radix: int, tiers: int, unit: _Unit, sigma: float) -> int:
+    """The most nodes ``tiers`` tiers of this radix reach, rounded down to whole SUs (for hints)."""
+    return max_nodes(radix, tiers, unit.rails, sigma, unit.su) // unit.su * unit.su
+
+
+def _plane(radix: int, split: LeafSplit, unit: _Unit, **tier_shape: int) -> PlaneSize:
+    """A PlaneSize with the SU fields common to both tier counts; ``tier_shape`` gives the rest."""
     return PlaneSize(
-        tiers=2,
         radix=radix,
         leaf=split,
         su_nodes=unit.su,
         sus=unit.sus,
         rails=unit.rails,
         rails_per_leaf=unit.group,
+        **tier_shape,
+    )
+
+
+def _two_tier(radix: int, split: LeafSplit, unit: _Unit, sigma: float) -> PlaneSize:
+    leaves = unit.sus * unit.per_su
+    if leaves > radix:
+        fit = _whole_sus(radix, 2, unit, sigma)
+        raise Infeasible(
+            f"a 2-tier fat tree of radix {radix} reaches at most {radix} leaves; {unit.sus} SU x "
+            f"{unit.per_su} leaves needs {leaves}",
+            nearest=f"tiers 3, or at most {fit} nodes in 2 tiers",
+        )
+    spines = smallest_divisor_at_least(split.up, leaves * split.up / radix)
+    return _plane(
+        radix,
+        split,
+        unit,
+        tiers=2,
         leaves=leaves,
         spines=spines,
         cores=0,
@@ -238,7 +253,7 @@ def _three_tier(radix: int, split: LeafSplit, unit: _Unit, sigma: float) -> Plan
     pod_leaves = radix // 2  # a non-blocking spine: k/2 ports down to leaves, k/2 up to cores
     pods = math.ceil(leaves / pod_leaves)
     if pods > radix:
-        fit = max_nodes(radix, 3, unit.rails, sigma, unit.su) // unit.su * unit.su
+        fit = _whole_sus(radix, 3, unit, sigma)
         raise Infeasible(
             f"a 3-tier fat tree of radix {radix} reaches at most {radix} pods of {pod_leaves} leaves; "
             f"{leaves} leaves need {pods}",
@@ -247,14 +262,11 @@ def _three_tier(radix: int, split: LeafSplit, unit: _Unit, sigma: float) -> Plan
     spine_up = radix // 2
     per_group = smallest_divisor_at_least(spine_up, pods * spine_up / radix)
     spines_per_pod = split.up
-    return PlaneSize(
+    return _plane(
+        radix,
+        split,
+        unit,
         tiers=3,
-        radix=radix,
-        leaf=split,
-        su_nodes=unit.su,
-        sus=unit.sus,
-        rails=unit.rails,
-        rails_per_leaf=unit.group,
         leaves=leaves,
         spines=pods * spines_per_pod,
         cores=spines_per_pod * per_group,
