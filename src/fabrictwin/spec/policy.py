@@ -29,6 +29,14 @@ PORT_MAX = 65535
 """TCP/UDP ports are 16-bit fields (RFC 9293 section 3.1, RFC 768)."""
 
 
+def _ipv4_prefix(field: str, value: str) -> str:
+    """The prefix in canonical form. Raises ValueError naming ``field`` for a non-prefix or set host bits."""
+    try:
+        return str(ipaddress.IPv4Network(value, strict=True))
+    except ValueError as exc:
+        raise ValueError(f"{field} {value!r} is not an IPv4 prefix with host bits zero: {exc}") from exc
+
+
 def _parse_ports(value: object) -> tuple[int, int]:
     """``"443"``, ``443``, ``"8000-8100"`` or ``"any"`` -> inclusive (low, high)."""
     if isinstance(value, bool):
@@ -75,10 +83,7 @@ class Rule(Spec):
     @field_validator("remote")
     @classmethod
     def _remote(cls, value: str) -> str:
-        try:
-            return str(ipaddress.IPv4Network(value, strict=True))
-        except ValueError as exc:
-            raise ValueError(f"remote {value!r} is not an IPv4 prefix with host bits zero: {exc}") from exc
+        return _ipv4_prefix("remote", value)
 
 
 class SecurityGroup(Spec):
@@ -113,10 +118,7 @@ class Vpc(Spec):
     @field_validator("cidr")
     @classmethod
     def _cidr(cls, value: str) -> str:
-        try:
-            return str(ipaddress.IPv4Network(value, strict=True))
-        except ValueError as exc:
-            raise ValueError(f"cidr {value!r} is not an IPv4 prefix with host bits zero: {exc}") from exc
+        return _ipv4_prefix("cidr", value)
 
 
 class Vm(Spec):
