@@ -14,26 +14,16 @@ pure-Python baseline run in the same process:
 
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Callable
 
 import numpy as np
 
+from _timing import median_s
 from fabrictwin.collectives import context_for, estimate
 from fabrictwin.collectives import flow as flow_mod
 from fabrictwin.netsolver import progression
 from fabrictwin.netsolver.patterns import ring_step
 from fabrictwin.topology import build_fat_tree
-
-
-def median_s(fn: Callable[[], object], repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def with_reference_solver(fn: Callable[[], object]) -> Callable[[], object]:

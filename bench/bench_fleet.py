@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import heapq
-import statistics
 import tempfile
 import time
-from collections.abc import Callable
 
+from _timing import median_s
 from fabrictwin.emulator import serve_fleet
 from fabrictwin.emulator.images import CURRENT_BFB, NEXT_BFB
 from fabrictwin.fleet.admission import Admission
@@ -29,15 +28,6 @@ from fabrictwin.fleet.redfish import Http
 from fabrictwin.fleet.store import Store
 from fabrictwin.spec.faults import EmulatorSettings
 from fabrictwin.spec.fleet import Constraints, DeviceRef, DurationModel, ImageSpec, RolloutSpec
-
-
-def median_s(fn: Callable[[], object], repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def fleet(n: int) -> list[DeviceRef]:

@@ -14,14 +14,13 @@ against anti-spoofing), so the ratio understates the gap.
 
 from __future__ import annotations
 
-import statistics
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from _timing import median_s
 from fabrictwin.fleet.policy import check_policy, load_policy
 from fabrictwin.fleet.policy.compile import PolicyIndex, compile_policy
 from fabrictwin.fleet.policy.tables import PROTOCOLS, Packet
@@ -30,15 +29,6 @@ from fabrictwin.fleet.policy.verify import _grid
 from fabrictwin.spec.policy import PolicySpec
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def median_s(fn: Callable[[], object], repeat: int = 5) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def generated(seed: int = 7) -> PolicySpec:
@@ -123,7 +113,7 @@ def main() -> None:
     ]
     for name, policy, sample in cases:
         check_policy(policy)  # warm imports and caches
-        symbolic = median_s(lambda p=policy: check_policy(p))
+        symbolic = median_s(lambda p=policy: check_policy(p), repeat=5)
         base, atoms = baseline(policy, sample)
         mark = " (extrapolated from a 20,000-packet sample)" if sample else ""
         print(

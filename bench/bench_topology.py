@@ -15,28 +15,16 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import statistics
-import time
-from collections.abc import Callable
-from typing import Any
 
 import networkx as nx
 import numpy as np
 
+from _timing import median_time
 from fabrictwin.topology import Topology, build_fat_tree, route
 from fabrictwin.topology.build import IntArray
 
 NODES, RAILS, RADIX, LINK_BPS = 2048, 8, 64, 400e9
 QPS = 4
-
-
-def median_time(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
 
 
 def ring_flows(topo: Topology) -> tuple[IntArray, IntArray]:

@@ -13,10 +13,9 @@ Run: .venv/bin/python bench/bench_twin.py
 from __future__ import annotations
 
 import dataclasses
-import statistics
 import time
-from collections.abc import Callable
 
+from _timing import median_s
 from fabrictwin.spec.scenario import ScenarioSpec
 from fabrictwin.timeline.events import Op, run_ops
 from fabrictwin.timeline.step import build_step_ops
@@ -37,15 +36,6 @@ RESNET = {
     "job": {"model": "resnet50", "global_batch": 8192, "samples_to_train": 115305030, "precision": "bf16"},
     "data": {"cache_hit_rate": 0.989},
 }
-
-
-def _median(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def _naive(spec: ScenarioSpec, replicas: int) -> int:
@@ -76,7 +66,7 @@ def main() -> None:
         t0 = time.perf_counter()
         sim_module.simulate(spec)
         cold = time.perf_counter() - t0  # first call: builds the fat tree and solves the flows
-        fast = _median(lambda s=spec: sim_module.simulate(s), repeat=3)
+        fast = median_s(lambda s=spec: sim_module.simulate(s), repeat=3)
         t0 = time.perf_counter()
         dp = _naive(spec, NAIVE_REPLICAS)
         naive = (time.perf_counter() - t0) * dp / NAIVE_REPLICAS
