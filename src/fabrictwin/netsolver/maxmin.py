@@ -134,14 +134,20 @@ def solve_progressive(
 
 
 @numba.njit(cache=True)  # type: ignore[misc]
+def _swap(key: FloatArray, link: npt.NDArray[np.int64], pos: npt.NDArray[np.int64], a: int, b: int) -> None:
+    """Swap heap slots ``a`` and ``b`` and keep ``pos`` (link -> slot) in step."""
+    key[a], key[b] = key[b], key[a]
+    link[a], link[b] = link[b], link[a]
+    pos[link[a]], pos[link[b]] = a, b
+
+
+@numba.njit(cache=True)  # type: ignore[misc]
 def _sift_up(key: FloatArray, link: npt.NDArray[np.int64], pos: npt.NDArray[np.int64], i: int) -> None:
     while i > 0:
         parent = (i - 1) // 2
         if key[parent] <= key[i]:
             break
-        key[parent], key[i] = key[i], key[parent]
-        link[parent], link[i] = link[i], link[parent]
-        pos[link[parent]], pos[link[i]] = parent, i
+        _swap(key, link, pos, parent, i)
         i = parent
 
 
@@ -157,9 +163,7 @@ def _sift_down(
             small = left + 1
         if small == i:
             return
-        key[small], key[i] = key[i], key[small]
-        link[small], link[i] = link[i], link[small]
-        pos[link[small]], pos[link[i]] = small, i
+        _swap(key, link, pos, small, i)
         i = small
 
 
