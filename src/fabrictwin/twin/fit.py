@@ -16,13 +16,16 @@ comes from the simulation at the current estimate; non-negative least squares, i
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 from scipy.optimize import nnls
 
+from fabrictwin import catalog
 from fabrictwin.spec.scenario import ScenarioSpec
-from fabrictwin.timeline.compute import peak_flops
-from fabrictwin.timeline.workload import ComputeCalibration
+from fabrictwin.timeline.compute import microbatch_time, optimizer_time, peak_flops
+from fabrictwin.timeline.workload import ComputeCalibration, WorkloadProfile, transformer_fwd_flops
+from fabrictwin.twin.resolve import profile
 from fabrictwin.twin.simulate import simulate
 
 # Median BERT eval share of run time where it is logged (mlperf-throughput-method.md 3.2).
@@ -119,3 +122,88 @@ def relative_errors(rows: Sequence[Row]) -> dict[str, float]:
         meas = measured_step_s(row)
         out[f"{row['system']}/{row['benchmark']}"] = (predicted_step_s(row) - meas) / meas
     return out
+
+
+# --- Single-GPU eager-PyTorch rows measured on an H200 (calibration/gpu-h200-*.csv) -------------
+#
+# The rows time one GPU's forward + backward + optimizer step on synthetic data already on the
+# GPU (bench/gpu/README.md), so the twin's side is the compute model alone: micro-batch time at
+# shards=1, the optimizer update and the per-step overhead; no data path, no communication.
+
+H200_GPU = "h200-sxm"
+# The bench's models -> the catalog model whose shape they have (bench/gpu/README.md, "Models").
+_BENCH_MODELS = {"resnet50": "resnet50", "bert-large-L24": "bert-large", "llama3-8b-like": "llama3-8b"}
+# The decoder stack has 4 Llama-3-8B blocks and no embedding or LM head (bench/gpu/README.md).
+BENCH_DECODER_LAYERS = 4
+
+
+def bench_key(row: Row) -> str:
+    """``model/batch`` of a bench row, e.g. ``resnet50/256``."""
+    return f"{row['model']}/{int(row['batch'])}"
+
+
+def bench_profile(row: Row, calibration: ComputeCalibration | None = None) -> WorkloadProfile:
+    """The twin's workload profile of a bench row's model at the row's sequence length.
+
+    Raises:
+        KeyError: the row's model is none of the bench's three.
+    """
+    name = next(k for k in _BENCH_MODELS if row["model"].startswith(k))
+    model = catalog.model(_BENCH_MODELS[name])
+    seq = int(row["seq_len"]) or None
+    prof = profile(model, seq, calibration)
+    if name != "llama3-8b-like":
+        return prof
+    # Llama-3 block: GQA attention 2h^2 + 2h(h kv/heads), SwiGLU MLP 3hf (Llama 3 paper, Table 3;
+    # catalog models.yaml llama3-8b); no embedding / LM head in the bench's stack.
+    h, f = model.hidden, model.ffn_hidden
+    per_layer = 2 * h * h + 2 * h * (h * model.kv_heads // model.heads) + 3 * h * f
+    params = float(BENCH_DECODER_LAYERS * per_layer)
+    return replace(
+        prof,
+        params=params,
+        active_params=params,
+        layers=BENCH_DECODER_LAYERS,
+        fwd_flops_per_sample=transformer_fwd_flops(params, BENCH_DECODER_LAYERS, h, prof.tokens_per_sample),
+    )
+
+
+def bench_step_s(row: Row, calibration: ComputeCalibration) -> float:
+    """The twin's single-GPU step time of a bench row under ``calibration``, seconds."""
+    prof = bench_profile(row, calibration)
+    gpu = catalog.gpu(H200_GPU)
+    t = microbatch_time(prof, gpu, "bf16", float(row["batch"]), shards=1)
+    return t.forward_s + t.backward_s + optimizer_time(prof.params, gpu) + calibration.step_overhead_s
+
+
+def fit_bench(rows: Sequence[Row], tensor_efficiency: float | None, source: str) -> ComputeCalibration:
+    """Fit a single-GPU calibration on bench ``rows`` of one model.
+
+    One GPU cannot separate ``eta`` from ``B`` (both scale with the batch), so one of them is fixed:
+    with ``tensor_efficiency`` given, (B, c) are fitted (extra memory-bound traffic and launches,
+    same GEMM/conv kernels); with ``None``, (1/eta, c) with B = 0 (the decoder convention, since
+    B is per sample and would not follow the sequence length). NNLS on relative residuals.
+
+    Raises:
+        ValueError: fewer than two rows.
+    """
+    if len(rows) < 2:
+        raise ValueError("need at least two rows to fit two constants")
+    gpu = catalog.gpu(H200_GPU)
+    peak = peak_flops(gpu, "bf16")
+    design, target = [], []
+    for row in rows:
+        prof = bench_profile(row)
+        b, meas = float(row["batch"]), float(row["step_time_s_median"])
+        flop_s = b * prof.train_flops_per_sample / peak
+        rest = meas - optimizer_time(prof.params, gpu)
+        if tensor_efficiency is None:
+            design.append([flop_s / meas, 1.0 / meas])
+        else:
+            design.append([b / gpu.hbm_Bps / meas, 1.0 / meas])
+            rest -= flop_s / tensor_efficiency
+        target.append(rest / meas)
+    x, _ = nnls(np.array(design), np.array(target))
+    if tensor_efficiency is None:
+        return ComputeCalibration(1.0 / max(float(x[0]), 1e-9), 0.0, float(x[1]), source)
+    return ComputeCalibration(tensor_efficiency, float(x[0]), float(x[1]), source)
