@@ -91,7 +91,7 @@ def test_launch_bound_small_batches_run_slower_than_the_device_time_model() -> N
 
 
 def test_mlperf_class_software_is_faster_than_eager_by_a_factor_between_one_and_two() -> None:
-    gaps = {}
+    gaps: dict[str, list[float]] = {}
     for row in (r for r in RUN1 + RUN2 if fit.bench_key(r) not in LAUNCH_BOUND):
         gap = 1.0 / (1.0 + _error(row, "mlperf"))  # measured eager / predicted MLPerf-class
         assert 1.0 < gap <= GAP_MAX
