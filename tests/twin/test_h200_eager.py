@@ -121,3 +121,17 @@ def test_the_software_profile_selects_the_constants_and_rejects_unknown_names() 
     assert calibration_for("encoder") is CALIBRATION["encoder"]
     with pytest.raises(ValueError, match="compiled"):
         calibration_for("cnn", "compiled")  # type: ignore[arg-type]
+
+
+def test_a_scenario_asking_for_eager_software_gets_the_eager_constants_and_a_slower_step() -> None:
+    from fabrictwin.spec.scenario import ScenarioSpec
+    from fabrictwin.twin.simulate import simulate
+
+    def scenario(software: str) -> ScenarioSpec:
+        job = {"model": "resnet-50", "global_batch": 2048, "samples_to_train": 1e6, "software": software}
+        return ScenarioSpec.model_validate({"cluster": {"system": "dgx-h200", "nodes": 1}, "job": job})
+
+    tuned, eager = simulate(scenario("mlperf")), simulate(scenario("eager"))
+    assert eager.resolved.workload.calibration is EAGER_CALIBRATION["cnn"]
+    assert tuned.resolved.workload.calibration is CALIBRATION["cnn"]
+    assert eager.step_time_s > 1.3 * tuned.step_time_s  # 1.70x at 256 images per GPU (8 H200s, comm hidden)

@@ -94,6 +94,10 @@ class JobSpec(Spec):
     """Precision of the tensor-core math."""
     seq_len: int | None = Field(default=None, gt=0)
     """Tokens per sample (language models); ``None`` takes the model's default."""
+    software: Literal["mlperf", "eager"] = "mlperf"
+    """Software profile of the compute efficiencies: ``mlperf`` tuned code (MLPerf submissions,
+    Megatron-class stacks: fused kernels, CUDA graphs), ``eager`` plain eager PyTorch AMP (fitted on
+    H200 step times, ``calibration/``; see ``docs/models/compute.md``)."""
 
 
 class DataSpec(Spec):

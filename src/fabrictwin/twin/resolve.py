@@ -76,7 +76,8 @@ def resolve(scenario: ScenarioSpec, calibration: ComputeCalibration | None = Non
     dpu = None if c.dpu == "none" else _lookup("nic", DPU_ALIASES.get(c.dpu, c.dpu), {}, NicSpec)
     model = _lookup("model", MODEL_ALIASES.get(scenario.job.model, scenario.job.model), zoo.MODELS, ModelSpec)
     nics = c.nics_per_node or system.compute_nics or 1
-    prof = profile(model, scenario.job.seq_len, calibration)
+    cal = calibration or calibration_for(model.family, scenario.job.software)
+    prof = profile(model, scenario.job.seq_len, cal)
     switch = _lookup("switch", fabric.switch, {}, SwitchSpec) if fabric.switch else None
     return Resolved(system, gpu, cpu, fabric, switch, dpu, model, prof, nics)
 
