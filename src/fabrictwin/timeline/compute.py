@@ -9,8 +9,11 @@ ceiling, is the layer-wise roofline aggregated over a step (Williams, Waterman, 
 
 with F training FLOPs per sample, P the dense tensor peak of the precision, eta the achieved
 tensor efficiency, B the HBM traffic per sample of memory-bound kernels and M the HBM bandwidth.
-eta and B are fitted per model family on MLPerf rows (``docs/models/compute.md``). The backward
-pass is 2x the forward (Kaplan et al. 2020, section 2.1).
+eta, B and c are fitted per model family and software profile: MLPerf-class on MLPerf Training
+rows, eager PyTorch on single-GPU H200 step times (``calibration/``, ``docs/models/compute.md``).
+No eta exceeds the measured large-GEMM ceiling, 0.80 of dense bf16 peak on an H200
+(``calibration/gpu-h200-roofline.csv``). The backward pass is 2x the forward (Kaplan et al. 2020,
+section 2.1).
 """
 
 from __future__ import annotations
