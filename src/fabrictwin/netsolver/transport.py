@@ -36,6 +36,9 @@ IEEE 802.3 clause 4)."""
 IB_HEADER_BYTES: Final = 8 + 12 + 4 + 2
 """Per-packet InfiniBand overhead: LRH 8 + BTH 12 + ICRC 4 + VCRC 2 bytes (IBTA spec vol. 1,
 chapter 5 packet formats)."""
+TCP_FRAME_OVERHEAD_BYTES: Final = 20 + 32 + 14 + 4 + 20
+"""Per-segment TCP overhead on Ethernet: IPv4 20 + TCP with timestamps 32 (RFC 7323 section 3)
++ Ethernet 14 + FCS 4 + preamble/SFD/inter-frame gap 20 bytes (IEEE 802.3 clause 4)."""
 RDMA_MTU_BYTES: Final = 4096
 """RDMA payload MTU NCCL uses on IB and RoCE (IB active MTU 4096; NCCL_IB_* defaults)."""
 TCP_MSS_BYTES: Final = 8948
@@ -146,7 +149,7 @@ def header_efficiency(transport: Transport) -> float:
         return RDMA_MTU_BYTES / (RDMA_MTU_BYTES + IB_HEADER_BYTES)
     if transport in ("roce", "spectrum-x"):
         return RDMA_MTU_BYTES / (RDMA_MTU_BYTES + ROCE_HEADER_BYTES)
-    return TCP_MSS_BYTES / (TCP_MSS_BYTES + 52 + 14 + 4 + 20)
+    return TCP_MSS_BYTES / (TCP_MSS_BYTES + TCP_FRAME_OVERHEAD_BYTES)
 
 
 def transport_model(fabric: FabricSpec, *, transport: Transport | None = None) -> TransportModel:
