@@ -218,6 +218,8 @@ class Device(CardConfig):
         self.last_reset_kind = "bfb push"
         self.rshim_log.clear()
         self._set_arm("BootRom")
+        # The installer starts where a normal boot reaches BL2 (0.2 of BootRom->UEFI, see
+        # boot_arm): the same inference; the boot stream is consumed by the ROM stage.
         self._arm_after(0.2 * self.t.bootrom_to_uefi_s, lambda: self._set_arm("FirmwareUpdateInProgress"))
 
     def power_off_arm(self) -> None:

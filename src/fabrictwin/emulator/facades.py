@@ -131,7 +131,7 @@ def _slurm_node(fleet: Fleet, node: SchedulerNode) -> dict[str, Any]:
         "state": _slurm_state(node),
         "reason": node.reason,
         "partitions": ["gpu"],
-        "cpus": 224,
+        "cpus": 224,  # DGX H100: 2 x 56-core Xeon 8480C with SMT (catalog cpus.yaml xeon-8480c)
         "gres": "gpu:h100:8",
     }
 

@@ -71,6 +71,8 @@ async def _cycle(d: _Dev, reset_type: str) -> None:
 
 async def _wait_booted(devs: list[_Dev], mode: str, clock: Clock, settle_s: float, poll_s: float) -> None:
     """Sleep ``settle_s``, then poll until every Arm is in its steady state or ``4 * settle_s`` pass."""
+    # 4 x settle (12 min at the default): assumption, room for the two Arm reboots a mode change
+    # takes after the cycle (reference bluefield-operations.md 1.8, [S41]) on a slow-booting host.
     deadline = clock.now() + 4 * settle_s
     await clock.sleep_until(clock.now() + settle_s)
     while clock.now() < deadline:
@@ -137,6 +139,11 @@ async def set_mode(
     poll_s: float = 30.0,
 ) -> list[ModeResult]:
     """Change every device to ``mode`` in batches of ``batch`` hosts; one result per device.
+
+    Defaults: ``settle_s`` 180 s, the 3-minute wait tools allow a power state or BMC to come back;
+    ``poll_s`` 30 s, the period of NVIDIA's OobUpdate.py and of the BMC's NC-SI Arm-state poll
+    (reference bluefield-operations.md 1.5 step 5 and "Timings observed in tooling" [S8][S29]);
+    ``batch`` 32 hosts at a time is an operator choice (assumption), not a device limit.
 
     Raises :class:`SpecError` for an unknown mode. Device errors become ``failed`` results.
     """

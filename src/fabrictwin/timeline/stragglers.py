@@ -32,6 +32,8 @@ def expected_max_standard_normal(n: int) -> float:
         raise ValueError(f"need at least one server, got {n}")
     if n == 1:
         return 0.0
+    # Grid +-10 sigma in steps of 5e-4 (numerical choice): the mass of the maximum above 10 sigma
+    # is at most n x 7.6e-24 (normal tail), negligible up to millions of servers.
     x = np.linspace(-10.0, 10.0, 40001)
     log_cdf = stats.norm.logcdf(x)
     density = n * np.exp((n - 1) * log_cdf) * stats.norm.pdf(x)

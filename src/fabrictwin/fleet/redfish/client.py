@@ -136,6 +136,8 @@ def classify(device: str, url: str, resp: httpx.Response) -> DeviceError:
             return TemporaryError(
                 message or "BMC unavailable", delay_s=float(retry_after), inline=False, **kw
             )
+        # No Retry-After: come back after one BMC poll period, 30 s (OobUpdate.py; reference
+        # bluefield-operations.md 1.5 step 5); an assumption for how long a busy BMC needs.
         return TemporaryError(message or "BMC unavailable", delay_s=30.0, **kw)
     if resp.status_code == 400 and "update is in progress" in message.lower():
         # One update at a time per BMC (reference 1.5 step 4): come back in a minute.
