@@ -87,7 +87,7 @@ def _bfb(os_name: str, generation: str, size_bytes: int, **components: str) -> I
 CURRENT_BFB = _bfb(
     "bf-bundle-2.9.1-40_24.11_ubuntu-22.04_prod",
     "BF3",
-    1_255 * 1024**2,
+    1_255 * 1024**2,  # observed BF3 bundle: 1255 MB over HTTP (reference bluefield-operations 1.1 [S4])
     bsp="4.9.1.13440",
     atf="v2.2(release):4.9.1-9-g3c45a0e33",
     uefi="4.9.1-17-gd0fd8a2b5c",
@@ -97,7 +97,7 @@ CURRENT_BFB = _bfb(
 NEXT_BFB = _bfb(
     "bf-bundle-2.9.2-31_25.02_ubuntu-22.04_prod",
     "BF3",
-    1_255 * 1024**2,
+    1_255 * 1024**2,  # same bundle line as CURRENT_BFB [S4]
     bsp="4.9.2.13551",
     atf="v2.2(release):4.9.2-14-geeb9a6f94",
     uefi="4.9.2-25-ge0f86cebd6",
@@ -107,7 +107,7 @@ NEXT_BFB = _bfb(
 BF2_BFB = _bfb(
     "DOCA_2.5.0_BSP_4.5.0_Ubuntu_22.04-1.20231120.prod",
     "BF2",
-    1_100 * 1024**2,
+    1_100 * 1024**2,  # assumption inside the documented 1-1.5 GB range of a BFB [S3][S4]
     bsp="4.5.0.12993",
     atf="v2.2(release):4.5.0-43-g7d9d8a9",
     uefi="4.5.0-46-gf57517d",
@@ -124,11 +124,12 @@ BUNDLE_WITH_BMC = replace(
 CORRUPT_BFB = replace(
     NEXT_BFB, name="bf-bundle-2.9.2-31_25.02_ubuntu-22.04_prod-corrupt.bfb", checksum="0" * 64
 )
+# BMC image ~30-60 MB (reference bluefield-operations 7.4 item 3, marked inference there).
 BMC_PACKAGE = Image("bf3-bmc-25.10-20_ipn.fwpkg", "BF3", 48 * 1024**2, bmc="BF-25.10-20", kind="bmc").sealed()
 CEC_PACKAGE = Image(
     "cec1736-ecfw-00.02.0195.0000-n02-rel-prod.fwpkg",
     "BF3",
-    1 * 1024**2,
+    1 * 1024**2,  # assumption: the ERoT/CEC firmware is a small microcontroller image (no source)
     cec="00.02.0195.0000_n02",
     kind="cec",
 ).sealed()
