@@ -23,6 +23,7 @@ import numpy as np
 from _timing import median_s
 from fabrictwin.fleet.policy import check_policy, load_policy
 from fabrictwin.fleet.policy.compile import PolicyIndex, compile_policy
+from fabrictwin.fleet.policy.synthetic import synthetic_policy
 from fabrictwin.fleet.policy.tables import PROTOCOLS, Packet
 from fabrictwin.fleet.policy.trace import walk
 from fabrictwin.fleet.policy.verify import _grid
@@ -32,50 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def generated(seed: int = 7) -> PolicySpec:
-    rng = np.random.default_rng(seed)
-    servers = [
-        {"name": f"gpu-{i:02d}", "zero_trust": True, "vtep_ip": f"192.168.1.{i + 1}"} for i in range(6)
-    ]
-    tenants: list[dict[str, Any]] = []
-    for t in range(4):
-        prefix = f"10.{t + 1}"
-        groups = []
-        for g in range(3):
-            rules: list[dict[str, Any]] = [
-                {
-                    "direction": "ingress",
-                    "action": "allow",
-                    "protocol": "tcp",
-                    "ports": f"{p}-{p + int(rng.integers(0, 50))}",
-                    "remote": f"{prefix}.0.0/16",
-                }
-                for p in rng.integers(1000, 30000, size=3)
-            ]
-            rules.append(
-                {"direction": "ingress", "action": "deny", "protocol": "udp", "remote": f"{prefix}.{g}.0/24"}
-            )
-            rules.append({"direction": "egress", "action": "deny", "protocol": "tcp", "ports": 25})
-            groups.append({"name": f"g{g}", "rules": rules})
-        vms = [
-            {
-                "name": f"vm-{v}",
-                "vpc": "main",
-                "server": f"gpu-{(t + v) % 6:02d}",
-                "ip": f"{prefix}.{v % 3}.{10 + v}",
-                "vf": t * 8 + v,
-                "security_groups": [f"g{v % 3}"],
-            }
-            for v in range(6)
-        ]
-        vpc = {
-            "name": "main",
-            "vni": 1000 + t,
-            "cidr": f"{prefix}.0.0/16",
-            "peers": [f"tenant-{(t + 1) % 4}/main"] if t % 2 == 0 else [],
-            "internet": t == 0,
-        }
-        tenants.append({"name": f"tenant-{t}", "vpcs": [vpc], "security_groups": groups, "vms": vms})
-    return PolicySpec.model_validate({"name": "generated", "servers": servers, "tenants": tenants})
+    """The synthetic 4-tenant, 60-rule policy (no grants)."""
+    return PolicySpec.model_validate(synthetic_policy(seed))
 
 
 def concrete_points(policy: PolicySpec) -> list[tuple[Any, Packet]]:

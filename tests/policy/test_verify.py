@@ -11,6 +11,7 @@ import pytest
 from fabrictwin.fleet.policy import check_policy
 from fabrictwin.fleet.policy.compile import PolicyIndex, compile_policy
 from fabrictwin.fleet.policy.explore import Explorer
+from fabrictwin.fleet.policy.synthetic import synthetic_policy
 from fabrictwin.fleet.policy.tables import PROTOCOLS, Packet
 from fabrictwin.fleet.policy.trace import walk
 from fabrictwin.fleet.policy.verify import _explore_vms, _grid
@@ -22,56 +23,8 @@ CHECK_BUDGET_S = 1.0
 
 def big_policy(seed: int = 7) -> dict[str, Any]:
     """4 tenants x 3 groups x 5 rules (60 rules), 24 VMs on 6 servers, peerings and grants."""
-    rng = np.random.default_rng(seed)
-    servers = [
-        {"name": f"gpu-{i:02d}", "zero_trust": True, "vtep_ip": f"192.168.1.{i + 1}"} for i in range(6)
-    ]
-    tenants = []
-    for t in range(4):
-        prefix = f"10.{t + 1}"
-        groups = []
-        for g in range(3):
-            rules = [
-                {
-                    "direction": "ingress",
-                    "action": "allow",
-                    "protocol": "tcp",
-                    "ports": f"{p}-{p + int(rng.integers(0, 50))}",
-                    "remote": f"{prefix}.0.0/16",
-                }
-                for p in rng.integers(1000, 30000, size=3)
-            ]
-            rules.append(
-                {
-                    "direction": "ingress",
-                    "action": "deny",
-                    "protocol": "udp",
-                    "ports": "any",
-                    "remote": f"{prefix}.{g}.0/24",
-                }
-            )
-            rules.append({"direction": "egress", "action": "deny", "protocol": "tcp", "ports": 25})
-            groups.append({"name": f"g{g}", "rules": rules})
-        vms = [
-            {
-                "name": f"vm-{v}",
-                "vpc": "main",
-                "server": f"gpu-{(t + v) % 6:02d}",
-                "ip": f"{prefix}.{v % 3}.{10 + v}",
-                "vf": t * 8 + v,
-                "security_groups": [f"g{v % 3}"],
-            }
-            for v in range(6)
-        ]
-        peers = [f"tenant-{(t + 1) % 4}/main"] if t % 2 == 0 else []
-        vpc = {
-            "name": "main",
-            "vni": 1000 + t,
-            "cidr": f"{prefix}.0.0/16",
-            "peers": peers,
-            "internet": t == 0,
-        }
-        tenants.append({"name": f"tenant-{t}", "vpcs": [vpc], "security_groups": groups, "vms": vms})
+    doc = synthetic_policy(seed, name="big")
+    tenants = doc["tenants"]
     # tenant-1 group g0 admits tenant-0 on 5432 only; that is what the grant declares
     tenants[1]["security_groups"][0]["rules"].insert(
         0,
@@ -84,7 +37,7 @@ def big_policy(seed: int = 7) -> dict[str, Any]:
         },
     )
     grants = [{"src": "tenant-0/main", "dst": "tenant-1/main", "protocol": "tcp", "ports": 5432}]
-    return {"name": "big", "servers": servers, "tenants": tenants, "grants": grants}
+    return {**doc, "grants": grants}
 
 
 def test_the_example_cloud_passes_with_only_warnings(cloud: PolicySpec) -> None:
