@@ -94,12 +94,8 @@ def run_workflows(concurrency: int, dpus: int = 256) -> tuple[float, int, dict[s
         stream_Bps=t.transfer_rate_Bps,
         verify_s=0,
         undrain_s=0,
-        install_s=t.decompress_s + t.os_write_s + t.atf_uefi_s + t.nic_fw_s,
-        boot_s=t.bootrom_to_uefi_s
-        + t.uefi_to_os_starting_s
-        + t.os_starting_to_running_s
-        + t.arm_versions_delay_s
-        + t.bmc_poll_s,
+        install_s=t.bundle_install_s,
+        boot_s=t.boot_to_versions_s,
     )
     peak = 0
     with serve_fleet(settings=settings) as h:

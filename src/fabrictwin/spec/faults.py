@@ -211,6 +211,25 @@ class Timings(Spec):
     host_power_cycle_s: float = 10.0
     """Host off time during a cold power cycle, s (inference: platform BMC off/on delay)."""
 
+    @property
+    def bundle_install_s(self) -> float:
+        """Installer time of a BF-Bundle without BMC_PASSWORD, s: decompress + OS write + ATF/UEFI
+        + NIC firmware (no BMC/CEC step)."""
+        return self.decompress_s + self.os_write_s + self.atf_uefi_s + self.nic_fw_s
+
+    @property
+    def boot_to_versions_s(self) -> float:
+        """From the Arm's reset until a rollout can verify versions, s: BootRom->UEFI ->
+        OsStarting -> OsIsRunning, the wait until the BMC learns the Arm versions, and one BMC
+        NC-SI poll period."""
+        return (
+            self.bootrom_to_uefi_s
+            + self.uefi_to_os_starting_s
+            + self.os_starting_to_running_s
+            + self.arm_versions_delay_s
+            + self.bmc_poll_s
+        )
+
 
 class Credentials(Spec):
     """BMC account and lockout policy."""
