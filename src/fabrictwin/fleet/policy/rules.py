@@ -47,6 +47,11 @@ def _match(rule: Rule) -> Match:
     )
 
 
+def _origins(rules: list[tuple[str, Rule]], which: list[int]) -> str:
+    """The origins of rules ``which``, joined for a message."""
+    return "; ".join(rules[j][0] for j in which)
+
+
 def list_anomalies(rules: list[tuple[str, Rule]]) -> list[Finding]:
     """Anomalies of one ordered rule list given as ``(origin, rule)`` pairs."""
     if not rules:
@@ -57,33 +62,17 @@ def list_anomalies(rules: list[tuple[str, Rule]]) -> list[Finding]:
     out: list[Finding] = []
     covered = grid.full() & False
     for i, (origin, rule) in enumerate(rules):
-        earlier = [(j, rules[j]) for j in range(i) if (masks[j] & masks[i]).any()]
-        opposite = [j for j, (_, r) in earlier if r.action != rule.action]
+        earlier = [j for j in range(i) if (masks[j] & masks[i]).any()]
+        opposite = [j for j in earlier if rules[j][1].action != rule.action]
         if not (masks[i] & ~covered).any():
             if opposite:
-                by = "; ".join(rules[j][0] for j in opposite)
-                out.append(
-                    Finding(
-                        "warning",
-                        "shadowed",
-                        origin,
-                        f"never decides: taken earlier by {by} (opposite action)",
-                    )
-                )
+                message = f"never decides: taken earlier by {_origins(rules, opposite)} (opposite action)"
+                out.append(Finding("warning", "shadowed", origin, message))
             else:
-                by = "; ".join(rules[j][0] for j, _ in earlier)
-                out.append(
-                    Finding("info", "redundant", origin, f"never decides: {by} already {rule.action}s it")
-                )
+                message = f"never decides: {_origins(rules, earlier)} already {rule.action}s it"
+                out.append(Finding("info", "redundant", origin, message))
         elif opposite:
-            by = "; ".join(rules[j][0] for j in opposite)
-            out.append(
-                Finding(
-                    "warning",
-                    "conflict",
-                    origin,
-                    f"partly overlaps {by} with the opposite action; order decides",
-                )
-            )
+            message = f"partly overlaps {_origins(rules, opposite)} with the opposite action; order decides"
+            out.append(Finding("warning", "conflict", origin, message))
         covered = covered | masks[i]
     return out
