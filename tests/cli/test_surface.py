@@ -75,6 +75,7 @@ def test_the_cli_commands_are_exactly_the_pinned_ones():
         "policy show",
         "policy trace",
         "simulate",
+        "sweep",
     ]
 
 
