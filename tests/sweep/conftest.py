@@ -14,5 +14,10 @@ BASE = {
 
 
 @pytest.fixture
+def base_data() -> dict[str, object]:
+    return BASE
+
+
+@pytest.fixture
 def base() -> ScenarioSpec:
     return ScenarioSpec.model_validate(BASE)

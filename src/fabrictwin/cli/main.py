@@ -12,6 +12,7 @@ import sys
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from fabrictwin.errors import FabricTwinError
 
@@ -54,7 +55,8 @@ def main() -> None:
         if isinstance(code, int) and code:
             sys.exit(code)
     except FabricTwinError as exc:
-        Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        # escape: messages quote user text and install hints such as 'fabrictwin[ray]'
+        Console(stderr=True).print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except typer.Abort:
         sys.exit(130)

@@ -149,12 +149,16 @@ class DaskExecutor:
             ) from exc
         self._cluster: Any = None
         if address is None:
+            # worker processes talk TCP: keep them on loopback; threads use in-process comms
+            where = {"host": "127.0.0.1"} if processes else {}
             self._cluster = distributed.LocalCluster(
                 n_workers=workers,
                 threads_per_worker=threads,
                 processes=processes,
-                host="127.0.0.1",
-                dashboard_address=None,
+                # no dashboard; its HTTP server (health routes) still starts: loopback, any port
+                dashboard_address="127.0.0.1:0",
+                scheduler_kwargs={"dashboard": False},
+                **where,
             )
             address = self._cluster
         self._client: Any = distributed.Client(address, set_as_default=False)
@@ -170,7 +174,9 @@ class DaskExecutor:
         futures = [self._client.submit(run_batch, fn, [items[i] for i in c], pure=False) for c in chunks]
         index_of = {f.key: i for i, f in enumerate(futures)}
         order = _Ordered(chunks, progress)
-        for future in distributed.as_completed(futures):
+        with self._client.as_current():  # as_completed looks the client up; it is not the default
+            finished = distributed.as_completed(futures)
+        for future in finished:
             yield from order.add(index_of[future.key], future.result())
 
     def close(self) -> None:
