@@ -71,32 +71,38 @@ def register(app: typer.Typer) -> None:
 
 
 def _hours(seconds: float | None) -> str:
-    return "-" if seconds is None else f"{seconds / 3600:.2f}"
+    return "-" if seconds is None else f"{seconds / 3600:,.1f}"
 
 
-def _table(result: SweepResult) -> Table:
+def _table(result: SweepResult, wide: bool) -> Table:
+    """The designs by time to train; ``wide`` adds the bottleneck (needs ~100 columns)."""
     axes = list(result.spec.axes)
     table = Table(title=f"{result.spec.name}: {len(result.rows)} designs, by time to train (* Pareto)")
-    for name in ["", *axes, "time h", "cost $", "energy kWh", "MFU", "bottleneck"]:
+    for name in ["", *axes, "time h", "cost k$", "MWh", "MFU", *(["bottleneck"] if wide else [])]:
         left = name in axes or name == "bottleneck"
-        # axis values identify a design: never cut them; the bottleneck folds instead
-        table.add_column(name, justify="left" if left else "right", no_wrap=name in axes, overflow="fold")
+        # designs and figures are never cut; on a narrow terminal the bottleneck wraps instead
+        table.add_column(
+            name,
+            justify="left" if left else "right",
+            no_wrap=name != "bottleneck",
+            min_width=7 if left else None,
+        )
     ok = sorted((r for r in result.rows if r.ok), key=lambda r: (r.objective("time_to_train"), r.index))
     for r in ok:
         table.add_row(
             "*" if r.index in result.pareto else "",
             *[str(r.values[a]) for a in axes],
             _hours(r.time_to_train_s),
-            f"{r.cost_usd:,.0f}",
-            f"{r.energy_kwh:,.0f}",
-            f"{r.mfu:.1%}",
-            str(r.bottleneck),
+            f"{r.objective('cost') / 1e3:,.1f}",
+            f"{r.objective('energy') / 1e3:,.1f}",
+            f"{r.mfu or 0.0:.0%}",
+            *([str(r.bottleneck).replace("_", " ")] if wide else []),
         )
     return table
 
 
 def _print(result: SweepResult, console: Console) -> None:
-    console.print(_table(result))
+    console.print(_table(result, wide=console.width >= 100))
     for name, index in result.best.items():
         values = " ".join(f"{k}={v}" for k, v in result.rows[index].values.items())
         console.print(f"best {name}: {values}")
