@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 
@@ -99,3 +100,73 @@ def test_the_ray_executor_names_the_extra_to_install_when_ray_is_missing(
 def test_an_unknown_executor_kind_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown executor 'spark'"):
         make_executor("spark")
+
+
+class _FakeRay:
+    """The few calls of the Ray API the executor uses; ``wait`` returns the *last* pending ref
+    first, so results arrive in reverse order and the executor must put them back in order."""
+
+    def __init__(self) -> None:
+        self.initialised = False
+        self.init_args: dict[str, object] = {}
+
+    def is_initialized(self) -> bool:
+        return self.initialised
+
+    def init(self, **kwargs: object) -> None:
+        self.initialised, self.init_args = True, kwargs
+
+    def shutdown(self) -> None:
+        self.initialised = False
+
+    def cluster_resources(self) -> dict[str, float]:
+        return {"CPU": 2.0}
+
+    def remote(self, fn):  # type: ignore[no-untyped-def]
+        class Ref:  # hashable by identity, as Ray's ObjectRef
+            def __init__(self, value: object) -> None:
+                self.value = value
+
+        class Handle:
+            @staticmethod
+            def remote(*args: object) -> Ref:
+                return Ref(fn(*args))
+
+        return Handle()
+
+    def wait(self, pending: list[object], num_returns: int) -> tuple[list[object], list[object]]:
+        return pending[-1:], pending[:-1]
+
+    def get(self, ref: Any) -> object:
+        return ref.value
+
+
+def test_the_ray_adapter_returns_results_in_order_and_shuts_down_the_ray_it_started(
+    monkeypatch: pytest.MonkeyPatch, base: ScenarioSpec
+) -> None:
+    import sys
+
+    fake = _FakeRay()
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    executor = RayExecutor("auto", batch_size=1)
+    assert fake.init_args["address"] == "auto" and executor.workers == 2
+    seen: list[int] = []
+    assert list(executor.map(abs, [-1, -2, -3, -4], lambda d, t: seen.append(d))) == [1, 2, 3, 4]
+    assert seen == [1, 2, 3, 4]
+    assert run_sweep(SPACE, base, executor) == run_sweep(SPACE, base)
+    executor.close()
+    assert not fake.initialised
+
+
+def test_zip_pairs_each_fabric_with_its_price_and_cost_follows_gpu_hours(base: ScenarioSpec) -> None:
+    spec = SweepSpec(
+        base="b.yaml",
+        combine="zip",
+        axes={"fabric": ["ib-ndr", "tcp-100g"], "cost.usd_per_gpu_hour": [3.0, 2.0]},
+    )
+    ib, tcp = run_sweep(spec, base).rows
+    # cost = hours x GPUs x price (docs/twin.md): the ratio is the time ratio times the price ratio
+    assert tcp.objective("cost") / ib.objective("cost") == pytest.approx(
+        tcp.objective("time_to_train") / ib.objective("time_to_train") * 2.0 / 3.0, rel=1e-12
+    )
+    assert ib.objective("cost") == pytest.approx(ib.objective("time_to_train") / 3600 * 64 * 3.0, rel=1e-12)
