@@ -170,3 +170,28 @@ def test_zip_pairs_each_fabric_with_its_price_and_cost_follows_gpu_hours(base: S
         tcp.objective("time_to_train") / ib.objective("time_to_train") * 2.0 / 3.0, rel=1e-12
     )
     assert ib.objective("cost") == pytest.approx(ib.objective("time_to_train") / 3600 * 64 * 3.0, rel=1e-12)
+
+
+def test_a_dask_executor_given_an_address_uses_that_cluster_and_leaves_it_running() -> None:
+    import distributed
+
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address="127.0.0.1:0"
+    )
+    try:
+        executor = DaskExecutor(cluster.scheduler_address, batch_size=2)
+        assert executor.workers == 1
+        assert list(executor.map(abs, [-3, -2, -1])) == [3, 2, 1]
+        executor.close()
+        assert cluster.status.name == "running"
+    finally:
+        cluster.close()
+
+
+def test_the_local_executor_reports_progress_after_each_item_and_pools_on_request() -> None:
+    seen: list[tuple[int, int]] = []
+    assert list(LocalExecutor().map(abs, [-1, -2], lambda d, t: seen.append((d, t)))) == [1, 2]
+    assert seen == [(1, 2), (2, 2)]
+    pooled = make_executor("local", workers=2)
+    assert isinstance(pooled, LocalExecutor) and pooled.processes == 2
+    pooled.close()
