@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from _timing import median_time
+from fabrictwin.spec.scenario import ScenarioSpec
 from fabrictwin.spec.sweep import SweepSpec
 from fabrictwin.twin.executors import DaskExecutor, Executor, LocalExecutor
 from fabrictwin.twin.sweep import SweepResult, load_space, run_sweep
@@ -25,7 +26,7 @@ from fabrictwin.twin.sweep import SweepResult, load_space, run_sweep
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sweep-64-nodes.yaml"
 
 
-def _space() -> tuple[SweepSpec, object]:
+def _space() -> tuple[SweepSpec, ScenarioSpec]:
     spec, base = load_space(EXAMPLE)
     axes = dict(spec.axes) | {"nodes": [16, 32, 64, 128], "nics": [1, 2, 4, 8], "tp": [1, 2]}
     return spec.model_copy(update={"axes": axes}), base
@@ -39,7 +40,7 @@ def _timed(
     executor = make()
     start_s = time.perf_counter() - t0
     try:
-        median, result = median_time(lambda: run_sweep(spec, base, executor), repeat)  # type: ignore[arg-type]
+        median, result = median_time(lambda: run_sweep(spec, base, executor), repeat)
     finally:
         executor.close()
     same = "" if baseline is None else ("  same rows" if result.rows == baseline.rows else "  ROWS DIFFER")
@@ -52,7 +53,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     base_s, baseline = _timed("local, in process (baseline)", LocalExecutor, args.repeat, None)
-    rows = [
+    rows: list[tuple[str, Callable[[], Executor]]] = [
         ("local, 2 processes", lambda: LocalExecutor(processes=2)),
         ("dask, 1 worker x 2 threads", lambda: DaskExecutor(workers=1, threads=2)),
         ("dask, 2 worker processes", lambda: DaskExecutor(workers=2, processes=True)),

@@ -161,7 +161,12 @@ class DaskExecutor:
                 **where,
             )
             address = self._cluster
-        self._client: Any = distributed.Client(address, set_as_default=False)
+        try:
+            self._client: Any = distributed.Client(address, set_as_default=False)
+        except BaseException:
+            if self._cluster is not None:  # do not leave the cluster we started behind
+                self._cluster.close()
+            raise
         self.workers = max(1, workers if self._cluster else len(self._client.nthreads()))
         self.batch_size = batch_size
 
