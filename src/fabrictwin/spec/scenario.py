@@ -160,6 +160,20 @@ class CostSpec(Spec):
     """All-in price of one GPU-hour, USD (assumption: an input, cloud list prices vary ~2-4)."""
     pue: float = Field(default=1.3, ge=1.0)
     """Power usage effectiveness of the data center (assumption; input)."""
+    model: Literal["rental", "owner"] = "rental"
+    """How ``cost_usd`` is priced: ``rental`` = GPU-hours x ``usd_per_gpu_hour`` (cloud view);
+    ``owner`` = servers + network bill of materials amortized over the run, plus energy
+    (``fabrictwin.twin.cost``, docs/models/cost.md)."""
+    amortization_years: float = Field(default=4.0, gt=0)
+    """Owner model: straight-line useful life of servers and network, years. Assumption: 4 years,
+    the server life AWS used from 2020 (hyperscalers now book 5-6 years; thecuberesearch.com
+    Breaking Analysis 298 'Resetting GPU Depreciation'); GPUs age faster than CPUs, so shorter."""
+    usd_per_kwh: float = Field(default=0.0806, ge=0)
+    """Owner model: electricity price, USD per kWh. Default: US average industrial retail price
+    2023, 8.06 cents/kWh (EIA, via statista.com statistic 190680)."""
+    server_usd: float | None = Field(default=None, ge=0)
+    """Owner model: price of one server WITHOUT its network adapters, USD (the bill of materials
+    prices the adapters the design picks); ``None`` takes the built-in estimate for the system."""
 
 
 class ScenarioSpec(Spec):

@@ -28,6 +28,7 @@ from fabrictwin.timeline.stragglers import host_jitter_cv, straggler_wait_s
 from fabrictwin.timeline.workload import ComputeCalibration
 from fabrictwin.twin import hostside
 from fabrictwin.twin.comm import comm_function, fabric_of, job_groups, nccl_comm_function
+from fabrictwin.twin.cost import run_cost
 from fabrictwin.twin.resolve import Resolved, resolve
 
 # Checkpoint = 16-bit weights + fp32 master, momentum, variance: 2 + 12 bytes per parameter
@@ -66,6 +67,8 @@ class SimulationResult:
     bottleneck: str
     cost_usd: float
     energy_kwh: float
+    cost_breakdown_usd: dict[str, float]
+    """Parts of ``cost_usd`` by ``cost.model``: ``rental``, or ``servers network energy``."""
     notes: tuple[str, ...]
 
     @property
@@ -96,6 +99,7 @@ class SimulationResult:
             "bottleneck": self.bottleneck,
             "goodput": self.goodput.goodput,
             "cost_usd": self.cost_usd,
+            "cost_breakdown_usd": dict(self.cost_breakdown_usd),
             "energy_kwh": self.energy_kwh,
             "gpus": self.layout.gpus,
             "notes": list(self.notes),
@@ -270,8 +274,8 @@ def _finish(
     flops = r.workload.train_flops_per_sample * s.job.global_batch
     mfu = flops / (step * lay.gpus * peak_flops(r.gpu, s.job.precision))
     busy = (breakdown.get("compute", 0.0) + breakdown.get("optimizer", 0.0)) / step
-    hours = good.wall_s / 3600.0
     energy = good.wall_s * s.cluster.nodes * r.system.power_w * s.cost.pue / 3.6e6
+    parts = run_cost(s, r, lay.gpus, good.wall_s, energy)
     return SimulationResult(
         scenario=s,
         resolved=r,
@@ -285,8 +289,9 @@ def _finish(
         mfu=mfu,
         gpu_busy_fraction=busy,
         bottleneck=bottleneck(breakdown, step),
-        cost_usd=hours * lay.gpus * s.cost.usd_per_gpu_hour,
+        cost_usd=sum(parts.values()),
         energy_kwh=energy,
+        cost_breakdown_usd=parts,
         notes=host.notes,
     )
 
