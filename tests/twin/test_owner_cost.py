@@ -11,7 +11,7 @@ from fabrictwin.errors import SpecError
 from fabrictwin.spec.scenario import load_scenario
 from fabrictwin.topology import bom
 from fabrictwin.topology.design import design_from_catalog
-from fabrictwin.twin.cost import YEAR_S, network_design, owner_cost, server_price_usd
+from fabrictwin.twin.cost import YEAR_S, fabric_power_w, network_design, owner_cost, server_price_usd
 from fabrictwin.twin.resolve import resolve
 from fabrictwin.twin.simulate import simulate
 
@@ -27,21 +27,26 @@ def test_owner_cost_of_a_tiny_cluster_matches_the_hand_derivation(make_scenario:
     # 2 DGX H100 on IB NDR, a bare-server price of $100,000, a 2-year life, 1/1000 of a year of wall
     # time, 50 kWh at $0.10:
     #   servers = 2 x 100,000 x (YEAR/1000) / (2 x YEAR)      = $100
-    #   energy  = 50 kWh x 0.10 $/kWh                         = $5
     #   network = BOM network capex x (YEAR/1000) / (2 x YEAR) = capex / 2000
-    # The network capex is the topology design's (its counts are tested in tests/topology); here it
+    #   energy  = (50 kWh + fabric W x 1.3 PUE x YEAR/1000 s / 3.6e6) x 0.10 $/kWh
+    #           = $5 + fabric W x 1.3 x 31,557.6 / 3.6e6 x 0.10
+    # The network capex and the fabric's power (switches, optics; not the adapters inside the
+    # servers) are the topology design's (its counts are tested in tests/topology); here they
     # must equal the catalog design of the same cluster, since no DPU is named.
     s = make_scenario(
         cluster={"nodes": 2},
         cost={"model": "owner", "server_usd": 100_000, "amortization_years": 2, "usd_per_kwh": 0.10},
     )
     parts = owner_cost(s, resolve(s), wall_s=YEAR_S / 1000, energy_kwh=50.0)
-    capex = bom.totals(design_from_catalog(2, 8, "ib-ndr", system_id="dgx-h100").bom)["network_price_usd"]
-    assert capex > 0
+    lines = design_from_catalog(2, 8, "ib-ndr", system_id="dgx-h100").bom
+    capex = bom.totals(lines)["network_price_usd"]
+    fabric_w = sum(ln.power_w for ln in lines if ln.category in ("switch", "optics"))
+    assert capex > 0 and fabric_w > 0
+    energy = 5.0 + fabric_w * 1.3 * 31_557.6 / 3.6e6 * 0.10
     assert parts.servers_usd == pytest.approx(100.0, rel=REL)
-    assert parts.energy_usd == pytest.approx(5.0, rel=REL)
+    assert parts.energy_usd == pytest.approx(energy, rel=REL)
     assert parts.network_usd == pytest.approx(capex / 2000, rel=REL)
-    assert parts.total_usd == pytest.approx(105.0 + capex / 2000, rel=REL)
+    assert parts.total_usd == pytest.approx(100.0 + energy + capex / 2000, rel=REL)
 
 
 def test_the_built_in_dgx_h100_price_is_taken_net_of_the_adapters_it_ships_with() -> None:
@@ -63,7 +68,11 @@ def test_a_simulated_owner_run_reports_its_parts_and_total(make_scenario: Any) -
     obj = r.to_json()
     assert set(obj["cost_breakdown_usd"]) == {"servers", "network", "energy"}
     assert obj["cost_usd"] == pytest.approx(sum(obj["cost_breakdown_usd"].values()), rel=REL)
-    assert obj["cost_breakdown_usd"]["energy"] == pytest.approx(r.energy_kwh * 0.0806, rel=REL)
+    # The fabric's own power (switches, optics) x PUE x wall time comes on top of the servers' energy.
+    fabric_w = fabric_power_w(network_design(r.scenario, r.resolved).bom)
+    fabric_kwh = fabric_w * 1.3 * r.time_to_train_s / 3.6e6
+    energy = (r.energy_kwh + fabric_kwh) * 0.0806
+    assert obj["cost_breakdown_usd"]["energy"] == pytest.approx(energy, rel=REL)
     servers = 4 * 249_000 * r.time_to_train_s / (4 * YEAR_S)
     assert obj["cost_breakdown_usd"]["servers"] == pytest.approx(servers, rel=REL)
 

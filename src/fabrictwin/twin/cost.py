@@ -5,13 +5,14 @@
 ``owner``: capital amortized straight-line over the run's wall-clock time, plus electricity::
 
     cost = (servers_capex + network_capex) * wall_s / (amortization_years * YEAR_S)
-           + energy_kwh * usd_per_kwh
+           + (energy_kwh + fabric_w * pue * wall_s / 3.6e6) * usd_per_kwh
 
 ``servers_capex`` = nodes x the price of one server without its network adapters; ``network_capex``
 = the priced non-server lines of the cluster's bill of materials from
 :func:`fabrictwin.topology.design.design_cluster` (compute switches, compute NICs, north-south
 adapters -- the scenario's DPU when it names one --, storage switches, optics, fibres, OOB switches).
-``energy_kwh`` is the twin's (servers' power x PUE x wall time).
+``energy_kwh`` is the twin's (servers' power x PUE x wall time); the owner also pays the fabric's
+power outside the servers (switches, optics) x PUE x wall time at the same price.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class OwnerCost:
     network_usd: float
     """Network bill of materials (switches, NICs/DPUs, optics, cables) amortized over the run."""
     energy_usd: float
-    """Electricity of the servers over the run, PUE included."""
+    """Electricity of the servers and of the fabric outside them over the run, PUE included."""
 
     @property
     def total_usd(self) -> float:
@@ -143,12 +144,20 @@ def owner_cost(s: ScenarioSpec, r: Resolved, wall_s: float, energy_kwh: float) -
     """
     c = s.cost
     servers = s.cluster.nodes * server_price_usd(r.system, c.server_usd)
-    network = bom.totals(network_design(s, r).bom)["network_price_usd"]
+    lines = network_design(s, r).bom
+    network = bom.totals(lines)["network_price_usd"]
+    network_kwh = fabric_power_w(lines) * wall_s * c.pue / 3.6e6
     return OwnerCost(
         servers_usd=amortized_usd(servers, wall_s, c.amortization_years),
         network_usd=amortized_usd(network, wall_s, c.amortization_years),
-        energy_usd=energy_kwh * c.usd_per_kwh,
+        energy_usd=(energy_kwh + network_kwh) * c.usd_per_kwh,
     )
+
+
+def fabric_power_w(lines: tuple[bom.BomLine, ...]) -> float:
+    """Power of the network outside the servers, W: switches, optics, cables (not adapters, which
+    sit inside the servers and are already in their catalog power)."""
+    return sum(ln.power_w for ln in lines if ln.network != "nodes" and ln.category != "adapter")
 
 
 def run_cost(s: ScenarioSpec, r: Resolved, gpus: int, wall_s: float, energy_kwh: float) -> dict[str, float]:
