@@ -31,8 +31,9 @@ OUTLIERS = {
     # ND A100 v4 (AMD host, NCCL 2.18.5) 4-32 MiB: measured busbw 30-50 % below the model.
     # Between 1 and 16 MiB the sweep behaves as 36 us + size / 126 GB/s busbw (LL-like rate),
     # then Simple with ~190 us of fixed cost; our LL128 (0.92 x the Simple rate, NCCL's own
-    # factor) is 1.7x faster than that. NCCL's channel reduction cannot explain it (LL128
-    # keeps all channels above ~100 KiB); no mechanism found yet, so they stay listed.
+    # factor) is 1.7x faster than that, and NCCL 2.18's own tuner estimate is off by the same
+    # +39..+55 %. Channel caps, channel reduction, protocol choice and Simple chunking were
+    # checked and ruled out (docs/models/collectives-calibration.md), so they stay listed.
     "A-068", "A-069", "A-070", "A-071",
 }  # fmt: skip
 
