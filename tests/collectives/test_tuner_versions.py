@@ -53,6 +53,19 @@ def test_the_legacy_tuner_never_makes_a_collective_faster_than_the_calibrated_ch
         assert np.all(old.time_s >= ref.time_s * (1 - 1e-12))
 
 
+def test_nccl_2_18_on_one_a100_node_picks_the_protocols_nccls_own_estimate_picks():
+    # NCCL 2.18 tuning.cc by hand, 8 x A100, ring graph 12 channels x 20 GB/s = 240 GB/s bus,
+    # 14 steps, algbw = bus x 8/14: LL 6.6 + 14 x 0.6 = 15.0 us at min(87.7, 240/4) = 60 GB/s;
+    # LL128 14 + 14 x 1.9 = 40.6 us at 0.92 x 240 = 220.8; Simple 8.4 + 14 x 3.4 = 56 us at
+    # 240. LL -> LL128 at ~1.15 MiB, LL128 -> Simple at ~23 MiB (collectives-calibration.md,
+    # A-068..A-071: the ND A100 v4 sweep ran this choice and is 1.7x slower than both models).
+    ctx = context_for("dgx-a100", "ib-hdr", nodes=1, ranks_per_node=8, nccl_version="2.18.5")
+    sizes = np.array([1, 2, 4, 8, 16, 32, 64], float) * MiB
+    est = estimate(ctx, "all_reduce", sizes)
+    assert set(est.algorithm) == {"ring"}
+    assert list(est.protocol) == ["ll"] + ["ll128"] * 4 + ["simple"] * 2
+
+
 @pytest.mark.parametrize("text", ["2.18", "2.30.7-1", "2.18.5"])
 def test_release_strings_parse_to_major_and_minor(text):
     assert parse_version(text) == (2, int(text.split(".")[1].split("-")[0]))
