@@ -76,6 +76,7 @@ def test_the_cli_commands_are_exactly_the_pinned_ones():
         "policy trace",
         "simulate",
         "sweep",
+        "web",
     ]
 
 
@@ -106,6 +107,7 @@ def test_the_main_commands_keep_the_options_users_script_against():
         "emulator serve": {"--dpus", "--seed", "--time-scale", "--port"},
         "doctor": {"--from-dir", "--emulator", "--ssh"},
         "policy trace": {"--from", "--to"},
+        "web": {"--host", "--port", "--store", "--allow-remote"},
     }
     for command, options in expected_subsets.items():
         missing = options - set(tree[command])

@@ -35,6 +35,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "collective",
     "emulator",
     "sweep",
+    "web",
 )
 
 

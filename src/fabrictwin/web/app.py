@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from fastapi.templating import Jinja2Templates
@@ -42,3 +43,8 @@ def create_app(settings: WebSettings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(pages.router)
     return app
+
+
+def serve(settings: WebSettings, host: str = "127.0.0.1", port: int = 8088) -> None:
+    """Serve :func:`create_app` with uvicorn until interrupted (``host`` is checked by the caller)."""
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from fabrictwin.errors import SpecError
 
 _REPO_EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 """``examples/`` of a source checkout (src/fabrictwin/web -> repo root)."""
@@ -31,3 +34,24 @@ class WebSettings:
         if not self.examples_dir.is_dir():
             return []
         return sorted(self.examples_dir.glob("*.yaml"))
+
+
+def check_host(host: str, allow_remote: bool = False) -> str:
+    """``host`` when it is loopback (or ``allow_remote``); the app has no authentication.
+
+    Raises:
+        SpecError: a non-loopback host without ``allow_remote``, saying why.
+    """
+    if allow_remote or host == "localhost":
+        return host
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        raise SpecError(
+            f"refusing to listen on {host!r}: the web app has no authentication and shows fleet "
+            "state, so it listens on loopback (127.0.0.1, ::1, localhost) only; pass "
+            "--allow-remote to expose it anyway (behind your own proxy and auth)"
+        )
+    return host
