@@ -20,7 +20,7 @@ from fabrictwin.errors import Infeasible
 from fabrictwin.spec.hardware import FabricSpec, NicSpec, SwitchSpec, SystemSpec
 from fabrictwin.topology import bom
 from fabrictwin.topology.placement import WHY_NOT, NicPlacement, place_nics
-from fabrictwin.topology.sizing import PlaneSize, size_plane
+from fabrictwin.topology.sizing import PlaneSize, size_plane, smallest_divisor_at_least
 
 OOB_PORTS_PER_SWITCH = 48
 """SN2201 OOB switch: 48 x 1 GbE RJ45 + 4 x 100 GbE uplinks (reference section 1.7 [R])."""
@@ -138,7 +138,9 @@ def plan_fabric(
 ) -> FabricPlan:
     """Totals over ``planes`` identical planes of ``size``; ``nodes`` populate them."""
     node_ports = nodes * size.rails
-    bisection = min(node_ports, size.leaf_spine_links) * link_bps / 8.0 / 2.0 * planes
+    # One tier: each switch is non-blocking, so any half of the nodes reaches the other half at full rate.
+    across = node_ports if size.tiers == 1 else min(node_ports, size.leaf_spine_links)
+    bisection = across * link_bps / 8.0 / 2.0 * planes
     return FabricPlan(
         network=network,
         switch_model=switch.id,
@@ -224,6 +226,7 @@ def design_cluster(
     placement = place_nics(fabric, compute_nic, nics, planes, storage_nic, dpus, STORAGE_PORTS_PER_NODE)
     parts = _Parts(switch, compute_nic, nics, storage_switch, storage_nic, dpus, system, oob_switch)
     lines = _bom(nodes, parts, compute, storage, oob)
+    sharp = sharp_support(fabric, switch, nics, gpus_per_node)
     return ClusterDesign(
         nodes=nodes,
         gpus_per_node=gpus_per_node,
@@ -231,12 +234,12 @@ def design_cluster(
         fabric=fabric.id,
         compute=compute,
         plane=size,
-        sharp=sharp_support(fabric, switch, nics, gpus_per_node),
+        sharp=sharp,
         storage=storage,
         oob=oob,
         nics_per_node=placement,
         bom=tuple(lines),
-        notes=_notes(nodes, size, planes),
+        notes=_notes(nodes, size, planes, storage, sharp.capable),
     )
 
 
@@ -279,21 +282,54 @@ def _storage(nodes: int, nic: NicSpec | None, switch: SwitchSpec | None) -> Fabr
     if nic is None or switch is None:
         return None
     radix = radix_at(switch, nic.port_bps)
-    size = size_plane(nodes, STORAGE_PORTS_PER_NODE, radix)
+    # A node's two ports go to two separate switches (HGX Enterprise RA, reference 2.1), so one tier
+    # here means two switches, one per port, not one switch holding both.
+    size = size_plane(nodes, STORAGE_PORTS_PER_NODE, radix, max_rails_per_switch=1)
     return plan_fabric("storage", switch, nic.port_bps, size, 1, 1.0, nodes)
 
 
-def _notes(nodes: int, size: PlaneSize, planes: int) -> tuple[str, ...]:
-    notes = []
+def _notes(
+    nodes: int, size: PlaneSize, planes: int, storage: FabricPlan | None, sharp: bool
+) -> tuple[str, ...]:
+    notes = list(_small_notes(nodes, size, sharp))
+    if storage is not None and storage.tiers == 1:
+        notes.append(
+            f"storage: single tier, {storage.leaf_switches} switches (one per node port, for redundancy), "
+            "no spines"
+        )
     built = size.sus * size.su_nodes
-    if built > nodes:
+    if built > nodes and size.tiers > 1 and nodes > size.su_nodes:
         notes.append(
             f"sized for {size.sus} full SU(s) of {size.su_nodes} nodes ({built} node slots; {built - nodes} "
-            "unused), as the SuperPOD RAs require"
+            "unused), as the SuperPOD RAs require; the last SU's leaves keep their full uplinks so every "
+            "leaf has the same parallel links to every spine (equal-cost routing)"
         )
     if planes > 1:
         notes.append(f"{planes} independent planes: losing one plane leaves 1/{planes} of the bandwidth")
     return tuple(notes)
+
+
+def _small_notes(nodes: int, size: PlaneSize, sharp: bool) -> tuple[str, ...]:
+    """Why a small compute fabric has fewer switches than a scalable unit, and how it grows."""
+    if size.tiers == 1:
+        return (
+            f"single tier: all {nodes * size.rails} node ports fit on {size.leaves} radix-{size.radix} "
+            "switch(es) per plane (one per rail group); no spines, node links only; "
+            + ("SHARP still runs on one Quantum switch; " if sharp else "")
+            + "past this size the design becomes leaf-spine",
+        )
+    if nodes >= size.su_nodes or size.tiers != 2:
+        return ()
+    full_up = size.radix - size.leaf.down  # the full SU leaf's up ports at this oversubscription
+    if full_up == size.leaf.up:
+        return ()  # e.g. the H100 RA's 31 nodes + UFM: already the full SU's cabling
+    full_spines = smallest_divisor_at_least(full_up, size.leaves * full_up / size.radix)
+    return (
+        f"below one SU: {size.leaves} rail leaves with {size.leaf.up} uplinks each to {size.spines} "
+        f"spine(s), sized for the {nodes} nodes present at the requested oversubscription; grows to a "
+        f"full {size.su_nodes}-node SU on the same leaves by adding nodes, uplinks ({full_up} each) and "
+        f"spines ({full_spines}); existing cables stay, as {size.spines} divides {full_up}",
+    )
 
 
 def _line(network: str, category: str, spec: SwitchSpec | NicSpec | SystemSpec, qty: int) -> bom.BomLine:

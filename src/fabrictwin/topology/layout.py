@@ -65,8 +65,9 @@ def plane_layout(size: PlaneSize, nodes: int, max_boxes: int = 16) -> tuple[list
     rows: list[tuple[IntArray, str, str]] = [
         (su_nodes, "nodes", "SU"),
         (np.full(size.sus, size.leaves_per_su), "leaves", "SU"),
-        (spine_groups, "spines", "pod" if size.tiers == 3 else "spine block"),
     ]
+    if size.tiers >= 2:  # a 1-tier plane stops at its switches
+        rows.append((spine_groups, "spines", "pod" if size.tiers == 3 else "spine block"))
     if size.tiers == 3:
         rows.append((np.full(size.spines_per_pod, size.cores_per_group), "cores", "group"))
     boxes: list[Box] = []
@@ -77,7 +78,9 @@ def plane_layout(size: PlaneSize, nodes: int, max_boxes: int = 16) -> tuple[list
         offsets.append(len(boxes))
         boxes += row_boxes
         maps.append(item_bin)
-    bundles = [(0, su, su, su_nodes * size.rails), (1, leaf_su, leaf_pod, np.full(leaf.size, size.leaf.up))]
+    bundles = [(0, su, su, su_nodes * size.rails)]
+    if size.tiers >= 2:
+        bundles.append((1, leaf_su, leaf_pod, np.full(leaf.size, size.leaf.up)))
     if size.tiers == 3:
         pod, group = np.divmod(np.arange(size.spines), size.spines_per_pod)
         bundles.append((2, pod, group, np.full(size.spines, size.spine_up)))

@@ -89,7 +89,8 @@ def route(
 
     Raises:
         ValueError: unknown policy, ``qps < 1``, shapes differ, endpoint out of range.
-        Infeasible: a flow joins endpoints on different planes, or every path of a flow crosses a
+        Infeasible: a flow joins endpoints on different planes or on two switches of a 1-tier
+            fabric, or every path of a flow crosses a
             failed link.
     """
     src, dst = np.atleast_1d(np.asarray(src_ep, np.int64)), np.atleast_1d(np.asarray(dst_ep, np.int64))
@@ -124,6 +125,12 @@ def _check(topo: Topology, src: IntArray, dst: IntArray, policy: str, qps: int) 
             f"flow {int(cross[0])} joins endpoints on planes {int(topo.ep_plane[src[cross[0]]])} and "
             f"{int(topo.ep_plane[dst[cross[0]]])}; planes are separate fabrics",
             nearest="route each plane's traffic between endpoints of that plane",
+        )
+    apart = np.flatnonzero(topo.ep_leaf[src] != topo.ep_leaf[dst]) if topo.size.tiers == 1 else src[:0]
+    if apart.size:
+        raise Infeasible(
+            f"flow {int(apart[0])} joins two switches of a 1-tier fabric, which no spine connects",
+            nearest="tiers 2",
         )
 
 
@@ -171,7 +178,7 @@ def _link_ids(topo: Topology, geo: _Flows, j: IntArray, t: IntArray) -> tuple[In
     n_sc = topo.planes * s.spines * s.spine_up
     leaf_up = ls0 + (geo.plane * s.leaves + geo.la) * s.leaf.up + j
     leaf_down = ls0 + n_ls + (geo.plane * s.leaves + geo.lb) * s.leaf.up + j
-    spine_j = j % s.spines_per_pod
+    spine_j = j % max(s.spines_per_pod, 1)  # a 1-tier plane has no spines (these ids go unused)
     spine_a = geo.plane * s.spines + geo.pa * s.spines_per_pod + spine_j
     spine_b = geo.plane * s.spines + geo.pb * s.spines_per_pod + spine_j
     spine_up = sc0 + spine_a * s.spine_up + t
@@ -181,7 +188,7 @@ def _link_ids(topo: Topology, geo: _Flows, j: IntArray, t: IntArray) -> tuple[In
 
 def _path_links(topo: Topology, geo: _Flows, path: IntArray) -> tuple[IntArray, BoolArray]:
     """(subflows x 6) link ids of each subflow's path and a mask of the hops it really uses."""
-    u = topo.size.leaf.up
+    u = max(topo.size.leaf.up, 1)  # 1 tier: no up ports, every path stays on its leaf
     ids = np.stack(_link_ids(topo, geo, path % u, path // u), axis=1)
     used = np.zeros(ids.shape, dtype=bool)
     used[:, [0, 5]] = (geo.cls >= SAME_LEAF)[:, None]

@@ -19,6 +19,16 @@ NVIDIA DGX SuperPOD table, sections 1.2-1.4):
   pod connects to core group ``j``; cores per group = smallest integer ``>= pods*(k/2)/k`` dividing ``k/2``.
 * Limits: 2 tiers ``L <= k`` (E <= k*d, i.e. k^2/2 non-blocking); 3 tiers ``pods <= k`` (k^3/4).
 
+Small clusters (the SU rounding of section 1.1 is for SuperPODs; ``whole_units=True`` keeps it):
+
+* 1 tier: when every node port of a rail group fits on one switch (``nodes * g <= k``, ``g`` rails per
+  switch, all rails unless capped), each rail group gets one switch, no spines: the fat tree's
+  ``E <= k`` degenerate case (section 1.8 with one leaf and nothing above it).
+* Below one SU: still one leaf per rail per SU (section 1.1), but each leaf gets only the up ports its
+  ``p = nodes * g`` populated down ports need at the leaf's ratio, ``ceil(p * u / d)``, rounded up to
+  a multiple of ``S`` = smallest divisor of the full ``u`` that is ``>= L * ceil(p*u/d) / k`` (equal
+  parallel links now, and the same cables still in place when the SU fills).
+
 Every function raises :class:`fabrictwin.errors.Infeasible` (with the nearest feasible choice) when
 the requested fabric cannot be built with the radix given.
 """
@@ -46,7 +56,7 @@ class PlaneSize:
     """Switch and link counts of one fabric plane."""
 
     tiers: int
-    """2 (leaf-spine) or 3 (leaf-spine-core)."""
+    """1 (one switch per rail group), 2 (leaf-spine) or 3 (leaf-spine-core)."""
     radix: int
     """Switch ports at the link rate."""
     leaf: LeafSplit
@@ -95,7 +105,7 @@ class PlaneSize:
     @property
     def parallel_leaf_spine(self) -> int:
         """Parallel links between one leaf and one spine it reaches."""
-        return self.leaf.up // self.spines_per_pod
+        return self.leaf.up // self.spines_per_pod if self.spines_per_pod else 0
 
     @property
     def parallel_spine_core(self) -> int:
@@ -152,16 +162,22 @@ def size_plane(
     oversubscription: float = 1.0,
     su_nodes: int | None = None,
     whole_units: bool = False,
+    max_rails_per_switch: int | None = None,
 ) -> PlaneSize:
     """Size one rail-optimized fat-tree plane for ``nodes`` nodes with ``rails`` ports each.
 
-    ``tiers=None`` picks the fewest tiers that fit. ``su_nodes`` defaults to the leaf's down ports
-    (one leaf per rail per SU, as in every DGX SuperPOD RA); a smaller SU lets ``down // su_nodes``
-    rails share a leaf (rail groups). ``whole_units=True`` refuses a partial SU.
+    ``tiers=None`` picks the fewest tiers that fit: 1 when every rail group's node ports fit on one
+    switch (``max_rails_per_switch`` caps the rails sharing a switch, e.g. 1 to keep a node's two
+    storage ports on two switches), else 2 or 3. Below one SU the leaves' uplinks and the spines are
+    sized for the nodes present. ``su_nodes`` defaults to the leaf's down ports (one leaf per rail
+    per SU, as in every DGX SuperPOD RA); a smaller SU lets ``down // su_nodes`` rails share a leaf
+    (rail groups). ``whole_units=True`` keeps the SuperPOD rule: whole SUs only (a partial SU is
+    refused), never 1 tier nor trimmed uplinks.
 
     Raises:
         Infeasible: bad counts; a partial SU when ``whole_units``; an SU larger than a leaf's down
-            ports; more nodes than the tiers can hold (nearest: more tiers or fewer nodes).
+            ports; ``tiers=1`` when the ports do not fit on one switch per rail group; more nodes
+            than the tiers can hold (nearest: more tiers or fewer nodes).
     """
     if nodes < 1 or rails < 1:
         raise Infeasible(f"need at least one node and one rail (got {nodes} nodes, {rails} rails)")
@@ -179,15 +195,50 @@ def size_plane(
             f"{nodes} nodes is not a multiple of the {su}-node scalable unit",
             nearest=f"{lower or upper} or {upper} nodes",
         )
+    one = _one_tier(nodes, rails, radix, max_rails_per_switch)
+    if tiers == 1 or (tiers is None and not whole_units and one is not None):
+        if one is None:
+            raise Infeasible(
+                f"{nodes} nodes x {rails} rails do not fit on radix-{radix} switches in one tier",
+                nearest=f"tiers 2, or at most {radix // min(rails, max_rails_per_switch or rails)} nodes",
+            )
+        return one
     sus = math.ceil(nodes / su)
     group = min(rails, max(1, split.down // su))  # rails that share a leaf
-    unit = _Unit(su=su, sus=sus, rails=rails, group=group)
+    # Below one SU (and not forced whole) the leaves carry only the populated ports' uplinks.
+    present = nodes if sus == 1 and not whole_units else su
+    unit = _Unit(su=su, sus=sus, rails=rails, group=group, present=present)
     chosen = tiers if tiers is not None else (2 if sus * unit.per_su <= radix else 3)
     if chosen not in (2, 3):
-        raise Infeasible(f"{chosen}-tier fat trees are not modelled", nearest="tiers 2 or 3")
+        raise Infeasible(f"{chosen}-tier fat trees are not modelled", nearest="tiers 1, 2 or 3")
     if chosen == 2:
         return _two_tier(radix, split, unit, oversubscription)
     return _three_tier(radix, split, unit, oversubscription)
+
+
+def _one_tier(nodes: int, rails: int, radix: int, cap: int | None) -> PlaneSize | None:
+    """One switch per rail group holding every node's ports of those rails; None if they do not fit."""
+    group = min(rails, cap or rails, radix // nodes)
+    if group < 1 or (cap is None and group < rails):
+        return None  # without a cap, rails split over switches would leave cross-rail traffic no path
+    switches = -(-rails // group)
+    return PlaneSize(
+        tiers=1,
+        radix=radix,
+        leaf=LeafSplit(down=radix, up=0),
+        su_nodes=nodes,
+        sus=1,
+        rails=rails,
+        rails_per_leaf=group,
+        leaves=switches,
+        spines=0,
+        cores=0,
+        pod_leaves=switches,
+        pods=1,
+        spines_per_pod=0,
+        cores_per_group=0,
+        spine_up=0,
+    )
 
 
 @dataclass(frozen=True)
@@ -198,6 +249,8 @@ class _Unit:
     sus: int
     rails: int
     group: int
+    present: int
+    """Nodes populating each leaf's SU (``su`` for whole SUs; fewer below one SU)."""
 
     @property
     def per_su(self) -> int:
@@ -231,7 +284,15 @@ def _two_tier(radix: int, split: LeafSplit, unit: _Unit, sigma: float) -> PlaneS
             f"{unit.per_su} leaves needs {leaves}",
             nearest=f"tiers 3, or at most {fit} nodes in 2 tiers",
         )
-    spines = smallest_divisor_at_least(split.up, leaves * split.up / radix)
+    if unit.present < unit.su:
+        # Non-blocking at the leaf's own ratio: up ports = populated down ports x u/d (rounded up).
+        # The spine count divides the full SU's ``u`` (so the SU grows without recabling) and the
+        # uplinks round up to a multiple of it (equal parallel links, section 1.8 divisibility rule).
+        need = min(split.up, math.ceil(unit.present * unit.group * split.up / split.down - 1e-9))
+        spines = smallest_divisor_at_least(split.up, leaves * need / radix)
+        split = LeafSplit(down=split.down, up=-(-need // spines) * spines)
+    else:
+        spines = smallest_divisor_at_least(split.up, leaves * split.up / radix)
     return _plane(
         radix,
         split,
