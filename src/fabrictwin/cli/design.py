@@ -27,12 +27,14 @@ def register(app: typer.Typer) -> None:
         system: Annotated[str | None, typer.Option(help="Server system id, e.g. dgx-h100.")] = None,
         nic: Annotated[str | None, typer.Option(help="Compute NIC id (default: the fabric's).")] = None,
         oversubscription: Annotated[float, typer.Option(help="Leaf down:up port ratio (1 = full).")] = 1.0,
-        tiers: Annotated[int | None, typer.Option(help="2 or 3 (default: fewest that fit).")] = None,
+        tiers: Annotated[int | None, typer.Option(help="1, 2 or 3 (default: fewest that fit).")] = None,
         planes: Annotated[int, typer.Option(help="Independent fabric planes per NIC port.")] = 1,
         su_nodes: Annotated[
             int | None, typer.Option(help="Nodes per scalable unit (default: leaf down ports).")
         ] = None,
-        whole_units: Annotated[bool, typer.Option(help="Refuse a partly filled scalable unit.")] = False,
+        whole_units: Annotated[
+            bool, typer.Option(help="SuperPOD rule: whole SUs only (no single tier or trimmed uplinks).")
+        ] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
         csv_file: Annotated[Path | None, typer.Option("--csv", help="Write the BOM as CSV.")] = None,
         picture: Annotated[Path | None, typer.Option(help="Draw the topology (.png or .svg).")] = None,

@@ -19,8 +19,9 @@ from fabrictwin import catalog
 from fabrictwin.errors import Infeasible
 from fabrictwin.spec.hardware import FabricSpec, NicSpec, SwitchSpec, SystemSpec
 from fabrictwin.topology import bom
+from fabrictwin.topology.notes import design_notes
 from fabrictwin.topology.placement import WHY_NOT, NicPlacement, place_nics
-from fabrictwin.topology.sizing import PlaneSize, size_plane, smallest_divisor_at_least
+from fabrictwin.topology.sizing import PlaneSize, size_plane
 
 OOB_PORTS_PER_SWITCH = 48
 """SN2201 OOB switch: 48 x 1 GbE RJ45 + 4 x 100 GbE uplinks (reference section 1.7 [R])."""
@@ -239,7 +240,7 @@ def design_cluster(
         oob=oob,
         nics_per_node=placement,
         bom=tuple(lines),
-        notes=_notes(nodes, size, planes, storage, sharp.capable),
+        notes=design_notes(nodes, size, planes, _single_tier_switches(storage), sharp.capable),
     )
 
 
@@ -288,48 +289,9 @@ def _storage(nodes: int, nic: NicSpec | None, switch: SwitchSpec | None) -> Fabr
     return plan_fabric("storage", switch, nic.port_bps, size, 1, 1.0, nodes)
 
 
-def _notes(
-    nodes: int, size: PlaneSize, planes: int, storage: FabricPlan | None, sharp: bool
-) -> tuple[str, ...]:
-    notes = list(_small_notes(nodes, size, sharp))
-    if storage is not None and storage.tiers == 1:
-        notes.append(
-            f"storage: single tier, {storage.leaf_switches} switches (one per node port, for redundancy), "
-            "no spines"
-        )
-    built = size.sus * size.su_nodes
-    if built > nodes and size.tiers > 1 and nodes > size.su_nodes:
-        notes.append(
-            f"sized for {size.sus} full SU(s) of {size.su_nodes} nodes ({built} node slots; {built - nodes} "
-            "unused), as the SuperPOD RAs require; the last SU's leaves keep their full uplinks so every "
-            "leaf has the same parallel links to every spine (equal-cost routing)"
-        )
-    if planes > 1:
-        notes.append(f"{planes} independent planes: losing one plane leaves 1/{planes} of the bandwidth")
-    return tuple(notes)
-
-
-def _small_notes(nodes: int, size: PlaneSize, sharp: bool) -> tuple[str, ...]:
-    """Why a small compute fabric has fewer switches than a scalable unit, and how it grows."""
-    if size.tiers == 1:
-        return (
-            f"single tier: all {nodes * size.rails} node ports fit on {size.leaves} radix-{size.radix} "
-            "switch(es) per plane (one per rail group); no spines, node links only; "
-            + ("SHARP still runs on one Quantum switch; " if sharp else "")
-            + "past this size the design becomes leaf-spine",
-        )
-    if nodes >= size.su_nodes or size.tiers != 2:
-        return ()
-    full_up = size.radix - size.leaf.down  # the full SU leaf's up ports at this oversubscription
-    if full_up == size.leaf.up:
-        return ()  # e.g. the H100 RA's 31 nodes + UFM: already the full SU's cabling
-    full_spines = smallest_divisor_at_least(full_up, size.leaves * full_up / size.radix)
-    return (
-        f"below one SU: {size.leaves} rail leaves with {size.leaf.up} uplinks each to {size.spines} "
-        f"spine(s), sized for the {nodes} nodes present at the requested oversubscription; grows to a "
-        f"full {size.su_nodes}-node SU on the same leaves by adding nodes, uplinks ({full_up} each) and "
-        f"spines ({full_spines}); existing cables stay, as {size.spines} divides {full_up}",
-    )
+def _single_tier_switches(storage: FabricPlan | None) -> int | None:
+    """Storage switches when the storage network is one tier, else None (for the notes)."""
+    return storage.leaf_switches if storage is not None and storage.tiers == 1 else None
 
 
 def _line(network: str, category: str, spec: SwitchSpec | NicSpec | SystemSpec, qty: int) -> bom.BomLine:
