@@ -131,3 +131,13 @@ def test_an_example_dir_is_read_from_settings(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text("name: a\n")
     (tmp_path / "notes.txt").write_text("")
     assert [p.name for p in WebSettings(examples_dir=tmp_path).examples()] == ["a.yaml"]
+
+
+def test_a_valid_scenario_that_cannot_run_is_a_422_with_the_infeasible_reason(client: TestClient) -> None:
+    text = (
+        (EXAMPLES / "resnet50-h100-64.yaml").read_text().replace("global_batch: 3200", "global_batch: 3201")
+    )
+    reply = client.post("/api/simulate", content=text)
+    assert reply.status_code == 422
+    assert reply.json()["error"] == "Infeasible"
+    assert "not divisible by data-parallel degree 64" in reply.json()["detail"]

@@ -85,3 +85,10 @@ def test_other_hosts_are_refused_unless_remote_is_allowed_and_the_reason_is_give
     with pytest.raises(SpecError, match="no authentication"):
         check_host(host)
     assert check_host(host, allow_remote=True) == host
+
+
+def test_the_api_docs_page_loads_swagger_ui_from_this_server_not_a_cdn(client: TestClient) -> None:
+    page = client.get("/docs").text
+    scripts = re.findall(r'(?:src|href)="([^"]+)"', page)
+    assert scripts and all(s.startswith("/static/swagger/") for s in scripts), scripts
+    assert client.get("/static/swagger/swagger-ui-bundle.js").status_code == 200

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import uvicorn
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from swagger_ui_bundle import swagger_ui_path
 
 from fabrictwin import __version__
 from fabrictwin.errors import FabricTwinError, Infeasible, NotFound, SpecError
@@ -35,6 +38,8 @@ def create_app(settings: WebSettings | None = None) -> FastAPI:
         title="fabrictwin",
         version=__version__,
         description="Twin results (simulate, compare, catalog) and fleet state (inventory, rollouts).",
+        docs_url=None,  # FastAPI's own /docs and /redoc load their JS from a CDN; see _offline_docs
+        redoc_url=None,
     )
     app.state.settings = settings or WebSettings()
     app.state.store = None
@@ -42,7 +47,23 @@ def create_app(settings: WebSettings | None = None) -> FastAPI:
     app.add_exception_handler(FabricTwinError, _error)
     app.include_router(api.router)
     app.include_router(pages.router)
+    _offline_docs(app)
     return app
+
+
+def _offline_docs(app: FastAPI) -> None:
+    """Swagger UI at ``/docs`` served from the ``swagger-ui-bundle`` package's files."""
+    app.mount("/static/swagger", StaticFiles(directory=swagger_ui_path), name="swagger")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title="fabrictwin API",
+            swagger_js_url="/static/swagger/swagger-ui-bundle.js",
+            swagger_css_url="/static/swagger/swagger-ui.css",
+            swagger_favicon_url="/static/swagger/favicon-32x32.png",
+        )
 
 
 def serve(settings: WebSettings, host: str = "127.0.0.1", port: int = 8088) -> None:

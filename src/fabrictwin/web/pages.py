@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import parse_qs
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
@@ -64,11 +63,11 @@ def _example_text(settings: WebSettings, name: str) -> str:
 def simulate_page(
     request: Request,
     settings: Annotated[WebSettings, Depends(deps.settings)],
-    body: Annotated[str, Depends(deps.body_text)],
+    example: Annotated[str, Form()] = "",
+    yaml: Annotated[str, Form()] = "",
 ) -> HTMLResponse:
     """Simulate the pasted YAML (or the chosen example): breakdown table and the twin's report."""
-    form = {k: v[0] for k, v in parse_qs(body, keep_blank_values=True).items()}
-    example, text = form.get("example", ""), form.get("yaml", "").replace("\r\n", "\n")
+    text = yaml.replace("\r\n", "\n")  # browsers send textarea lines with CRLF
     ctx = _form_context(settings, example, text)
     try:
         if text.strip():
