@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fabrictwin.errors import SpecError
-from fabrictwin.report.html import comparison_report, scenario_report
+from fabrictwin.report.html import scenario_report
 from fabrictwin.spec.scenario import ScenarioSpec, load_scenario
 from fabrictwin.twin.compare import Variant, comparison_json, parse_vary
 from fabrictwin.twin.compare import compare as run_compare
@@ -62,9 +62,3 @@ def report_html(result: SimulationResult) -> str:
     """The twin's own HTML report of ``result`` (rendered by ``report.html``, not re-drawn)."""
     with tempfile.TemporaryDirectory(prefix="fabrictwin-web-") as tmp:
         return scenario_report(result, Path(tmp) / "report.html").read_text(encoding="utf-8")
-
-
-def comparison_html(rows: Sequence[Variant]) -> str:
-    """The twin's own HTML comparison report."""
-    with tempfile.TemporaryDirectory(prefix="fabrictwin-web-") as tmp:
-        return comparison_report(rows, Path(tmp) / "compare.html").read_text(encoding="utf-8")
