@@ -91,18 +91,28 @@ def test_uplinks_round_up_so_every_leaf_reaches_every_spine_equally() -> None:
         assert plane.leaves * plane.parallel_leaf_spine <= 64  # spine ports suffice
 
 
-def test_one_and_a_half_su_keeps_whole_su_leaves_and_spines() -> None:
+def test_one_and_a_half_su_trims_only_the_last_units_uplinks() -> None:
     d = design_from_catalog(48, 8, "ib-ndr")
     c = d.compute
-    # 2 SUs of 8 rail leaves; every leaf keeps its 32 uplinks (equal-cost paths everywhere), so
-    # 16 x 32 = 512 leaf-spine cables on smallest divisor of 32 >= 512/64 = 8 spines.
+    # 2 SUs of 8 rail leaves (RA: leaves for the full SU). SU 1: 32 uplinks per leaf; SU 2 holds 16
+    # nodes -> 16 uplinks. Spines = smallest divisor of 32 >= (8 x 32 + 8 x 16) / 64 = 6 -> 8, and
+    # 16 is a multiple of 8: 4 links per full leaf-spine pair, 2 per last-SU pair.
     assert (c.tiers, c.sus, c.leaf_switches, c.spine_switches) == (2, 2, 16, 8)
-    assert (c.node_links, c.leaf_spine_links) == (384, 512)
-    assert any("16 unused" in n for n in d.notes)
+    assert (c.node_links, c.leaf_spine_links) == (384, 384)
+    assert (d.plane.leaf.up, d.plane.last_su_up) == (32, 16)
+    assert any("16 unused" in n and "16 uplinks (not 32)" in n for n in d.notes)
+    # Switch-side twin-port modules: 384 node links / 2 + one per end of each of 384 leaf-spine cables.
+    assert _qty(d, "compute", "optics", "twin-port") == 192 + 384
     # Storage: 96 ports, 48 per SN5600 (radix 128 at 200G): one tier, two switches.
     assert d.storage is not None and (d.storage.tiers, d.storage.leaf_switches) == (1, 2)
     # OOB: 48 x 2 BMCs + 24 compute + 2 storage switches = 122 ports -> 3 SN2201.
     assert (d.oob.ports, d.oob.switches) == (122, 3)
+
+
+def test_whole_su_ra_rows_keep_full_uplinks_on_every_leaf() -> None:
+    # H100 RA 2 SU: 63 DGX + UFM; the last SU's 31 nodes need 31 uplinks -> rounded to 32 by 8 spines.
+    plane = size_plane(63, 8, 64)
+    assert (plane.last_su_up, plane.leaf_spine_links, plane.spines) == (32, 512, 8)
 
 
 def test_whole_units_keeps_the_superpod_rule_for_small_counts() -> None:
@@ -163,3 +173,68 @@ def test_a_single_switch_layout_has_no_spine_row() -> None:
     boxes, edges = plane_layout(size_plane(4, 8, 64), 4)
     assert {b.row for b in boxes} == {0, 1}
     assert [e.links for e in edges] == [32]
+
+
+def _walk(topo: object, hops: np.ndarray, start: int) -> tuple[int, int]:
+    """Follow a single path's links from ``start``; return where it ends and how many links it used."""
+    by_src = {int(topo.link_src[h]): int(topo.link_dst[h]) for h in hops}  # type: ignore[attr-defined]
+    at, seen = start, 0
+    while at in by_src:
+        at, seen = by_src[at], seen + 1
+    return at, seen
+
+
+@pytest.mark.parametrize("policy", ["dmodk", "ecmp"])
+def test_one_and_a_half_su_topology_routes_between_full_and_partial_leaves(policy: str) -> None:
+    d = design_from_catalog(48, 8, "ib-ndr")
+    topo = build_fat_tree(48, 8, 64, NDR_BPS)
+    assert topo.size == d.plane
+    assert (topo.link_tier == 1).sum() // 2 == d.compute.leaf_spine_links == 384
+    src = np.arange(384)
+    dst = (src + 8 * 40 + 1) % 384  # node n rail r -> node n+40 rail r+1: crosses SUs and rails
+    r = route(topo, src, dst, policy)
+    dense = r.matrix.toarray()
+    spines_used = set()
+    for i in range(src.size):
+        hops = np.flatnonzero(dense[i])
+        end, seen = _walk(topo, hops, int(src[i]))
+        assert end == dst[i] and seen == len(hops) == 4
+        spines_used |= {int(topo.link_dst[h]) for h in hops if topo.link_tier[h] == 1}
+    assert len(spines_used) >= 8  # all 8 spines (plus leaves on the way down) carry traffic
+
+
+def test_adaptive_routing_spreads_evenly_over_a_partial_leafs_uplinks() -> None:
+    topo = build_fat_tree(48, 8, 64, NDR_BPS)
+    up, off = topo.leaf_up_ports()
+    ep = topo.endpoint_of([40, 0], [0, 0])  # node 40 sits in SU 2 (16 uplinks), node 0 in SU 1
+    r = route(topo, ep[:1], ep[1:], "adaptive")
+    row = r.matrix.toarray()[0]
+    ls0 = topo.block_offsets()[0]
+    leaf = int(topo.ep_leaf[ep[0]])
+    ups = row[ls0 + off[leaf] : ls0 + off[leaf] + up[leaf]]
+    assert up[leaf] == 16 and np.allclose(ups, 1 / 16)  # every used uplink carries 1/16
+    assert row[topo.link_tier == 1].sum() == pytest.approx(2.0)  # 1 up + 1 down in total
+
+
+def test_a_failed_uplink_on_a_partial_leaf_is_routed_around() -> None:
+    topo = build_fat_tree(48, 8, 64, NDR_BPS)
+    up, off = topo.leaf_up_ports()
+    a, b = topo.endpoint_of([40, 0], [0, 0])
+    ls0 = topo.block_offsets()[0]
+    leaf = int(topo.ep_leaf[a])
+    first = route(topo, [a], [b], "dmodk").matrix.toarray()[0]
+    used_up = int(np.flatnonzero(first[ls0 + off[leaf] : ls0 + off[leaf] + up[leaf]])[0])
+    broken = topo.with_failed_links(topo.cable_of(ls0 + off[leaf] + used_up))
+    again = route(broken, [a], [b], "dmodk").matrix.toarray()[0]
+    assert np.all(broken.link_ok[np.flatnonzero(again)])
+    assert _walk(broken, np.flatnonzero(again), int(a)) == (int(b), 4)
+
+
+def test_partial_last_units_keep_the_divisibility_rule_and_the_spine_port_budget() -> None:
+    for nodes in range(33, 257):
+        plane = size_plane(nodes, 8, 64)
+        full = plane.leaves - plane.leaves_per_su
+        assert plane.leaf.up % plane.spines == 0 and plane.last_su_up % plane.spines == 0
+        assert plane.last_su_up >= nodes - (plane.sus - 1) * 32  # non-blocking for the nodes present
+        ports = (full * plane.leaf.up + plane.leaves_per_su * plane.last_su_up) // plane.spines
+        assert ports <= 64  # every spine port count fits the radix

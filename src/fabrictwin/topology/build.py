@@ -6,8 +6,9 @@ Vertices are numbered endpoints first (``0 .. E-1``) then switches (``E + w``).
 Link layout (each cable is two directed links; blocks in this order, used by closed-form routing):
 
 * host up ``ep`` and host down ``E + ep`` (endpoint -> its leaf, leaf -> endpoint);
-* leaf-spine up ``ls0 + (plane*Lv + leaf)*u + j`` and down ``ls0 + P*Lv*u + same``: leaf port ``j``
-  goes to spine ``j % spines_per_pod`` of the leaf's pod;
+* leaf-spine up ``ls0 + plane*T + off[leaf] + j`` and down ``ls0 + P*T + same``: leaf port ``j``
+  goes to spine ``j % spines_per_pod`` of the leaf's pod; ``off`` are the running sums of the leaves'
+  used up ports (``u``, fewer on a partly filled last SU's leaves), ``T`` their total per plane;
 * spine-core up ``sc0 + (plane*Sv + spine)*m + t`` and down ``sc0 + P*Sv*m + same``: spine port ``t``
   goes to core ``t % cores_per_group`` of core group ``spine % spines_per_pod`` (3 tiers only).
 
@@ -98,8 +99,12 @@ class Topology:
     def block_offsets(self) -> tuple[int, int]:
         """Start of the leaf-spine block and of the spine-core block in the link arrays."""
         ls0 = 2 * self.n_endpoints
-        sc0 = ls0 + 2 * self.planes * self.size.leaves * self.size.leaf.up
+        sc0 = ls0 + 2 * self.planes * self.size.leaf_spine_links
         return ls0, sc0
+
+    def leaf_up_ports(self) -> tuple[IntArray, IntArray]:
+        """Per plane-local leaf: used up ports and the offset of its first one in a plane's block."""
+        return _leaf_up_ports(self.size)
 
     def endpoint_of(self, node: npt.ArrayLike, rail: npt.ArrayLike, plane: npt.ArrayLike = 0) -> IntArray:
         """Endpoint index of (node, rail, plane); vectorized over arrays.
@@ -252,6 +257,13 @@ def _switches(size: PlaneSize, planes: int) -> tuple[IntArray, IntArray, IntArra
     )
 
 
+def _leaf_up_ports(size: PlaneSize) -> tuple[IntArray, IntArray]:
+    last = np.arange(size.leaves, dtype=np.int64) >= size.leaves - size.leaves_per_su
+    up = np.where(last, size.last_su_up, size.leaf.up).astype(np.int64)
+    off = np.concatenate([np.zeros(1, np.int64), np.cumsum(up)[:-1]]).astype(np.int64)
+    return up, off
+
+
 def _links(size: PlaneSize, planes: int, ep_leaf: IntArray, ep_per_plane: int) -> tuple[IntArray, ...]:
     """(src, dst, tier) of every directed link, in the block layout of the module docstring."""
     n_ep = ep_leaf.size
@@ -262,10 +274,15 @@ def _links(size: PlaneSize, planes: int, ep_leaf: IntArray, ep_per_plane: int) -
     leaf_vertex = sw0[ep_plane] + ep_leaf
     src = [ep_vertex, leaf_vertex]
     dst = [leaf_vertex, ep_vertex]
-    # leaf-spine: (plane, leaf, j) -> spine (pod(leaf), j % spines_per_pod)
-    p, leaf, j = (a.ravel() for a in np.indices((planes, size.leaves, size.leaf.up), dtype=np.int64))
+    # leaf-spine: (plane, leaf, j) -> spine (pod(leaf), j % spines_per_pod), j < the leaf's up ports
+    up, off = _leaf_up_ports(size)
+    leaf_one = np.repeat(np.arange(size.leaves, dtype=np.int64), up)
+    p = np.repeat(np.arange(planes, dtype=np.int64), leaf_one.size)
+    leaf = np.tile(leaf_one, planes)
+    j = np.tile(np.arange(leaf_one.size, dtype=np.int64) - off[leaf_one], planes)
     lv = sw0[p] + leaf
-    sv = sw0[p] + size.leaves + (leaf // size.pod_leaves) * size.spines_per_pod + j % size.spines_per_pod
+    spine = j % max(size.spines_per_pod, 1)  # a 1-tier plane has no leaf-spine links at all
+    sv = sw0[p] + size.leaves + (leaf // size.pod_leaves) * size.spines_per_pod + spine
     src += [lv, sv]
     dst += [sv, lv]
     tiers = [np.zeros(2 * n_ep, np.int64), np.ones(2 * lv.size, np.int64)]

@@ -80,7 +80,8 @@ def plane_layout(size: PlaneSize, nodes: int, max_boxes: int = 16) -> tuple[list
         maps.append(item_bin)
     bundles = [(0, su, su, su_nodes * size.rails)]
     if size.tiers >= 2:
-        bundles.append((1, leaf_su, leaf_pod, np.full(leaf.size, size.leaf.up)))
+        ups = np.array([size.leaf_up(int(w)) for w in leaf], dtype=np.int64)
+        bundles.append((1, leaf_su, leaf_pod, ups))
     if size.tiers == 3:
         pod, group = np.divmod(np.arange(size.spines), size.spines_per_pod)
         bundles.append((2, pod, group, np.full(size.spines, size.spine_up)))

@@ -26,9 +26,15 @@ def design_notes(
     built = size.sus * size.su_nodes
     if built > nodes and size.tiers > 1 and nodes > size.su_nodes:
         notes.append(
-            f"sized for {size.sus} full SU(s) of {size.su_nodes} nodes ({built} node slots; {built - nodes} "
-            "unused), as the SuperPOD RAs require; the last SU's leaves keep their full uplinks so every "
-            "leaf has the same parallel links to every spine (equal-cost routing)"
+            f"leaves for {size.sus} full SU(s) of {size.su_nodes} nodes ({built} node slots; "
+            f"{built - nodes} unused), as the SuperPOD RAs require; "
+            + (
+                f"the last SU's leaves carry {size.last_su_up} uplinks (not {size.leaf.up}) for the "
+                f"{nodes - (size.sus - 1) * size.su_nodes} nodes present; filling it adds "
+                f"{size.leaf.up - size.last_su_up} uplinks per leaf"
+                if size.last_su_up < size.leaf.up
+                else "every leaf carries its full uplinks"
+            )
         )
     if planes > 1:
         notes.append(f"{planes} independent planes: losing one plane leaves 1/{planes} of the bandwidth")

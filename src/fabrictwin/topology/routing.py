@@ -141,13 +141,15 @@ def _geometry(topo: Topology, a: IntArray, b: IntArray) -> _Flows:
     return _Flows(a=a, b=b, cls=cls, plane=topo.ep_plane[a], la=la, lb=lb, pa=pa, pb=pb)
 
 
-def _n_paths(topo: Topology, cls: IntArray) -> IntArray:
-    u, m = topo.size.leaf.up, max(topo.size.spine_up, 1)
-    return np.where(cls == CROSS_POD, u * m, np.where(cls == SAME_POD, u, 1)).astype(np.int64)
+def _n_paths(topo: Topology, geo: _Flows) -> IntArray:
+    """Equal-cost paths: the source leaf's used up ports (x the spine's up ports across pods)."""
+    u = topo.leaf_up_ports()[0][geo.la]
+    m = max(topo.size.spine_up, 1)
+    return np.where(geo.cls == CROSS_POD, u * m, np.where(geo.cls == SAME_POD, u, 1)).astype(np.int64)
 
 
 def _initial_path(topo: Topology, geo: _Flows, policy: str, qp: IntArray, seed: int) -> IntArray:
-    n_paths = _n_paths(topo, geo.cls)
+    n_paths = _n_paths(topo, geo)
     if policy == "dmodk":
         return topo.ep_key[geo.b] % n_paths
     h = _hash(np.uint64(seed & 0xFFFFFFFFFFFFFFFF), geo.a, geo.b, qp)
@@ -171,13 +173,18 @@ def _hash(seed: np.uint64, a: IntArray, b: IntArray, qp: IntArray) -> npt.NDArra
 
 
 def _link_ids(topo: Topology, geo: _Flows, j: IntArray, t: IntArray) -> tuple[IntArray, ...]:
-    """(host up, leaf up, spine up, spine down, leaf down, host down) links for up ports j, t."""
+    """(host up, leaf up, spine up, spine down, leaf down, host down) links for up ports j, t.
+
+    The destination leaf comes down on its port ``j mod up[lb]``: every leaf's used up ports are a
+    multiple of the spine count, so that port hangs off the same spine as the source's port ``j``.
+    """
     s = topo.size
     ls0, sc0 = topo.block_offsets()
-    n_ls = topo.planes * s.leaves * s.leaf.up
+    up, off = topo.leaf_up_ports()
+    n_ls = topo.planes * s.leaf_spine_links
     n_sc = topo.planes * s.spines * s.spine_up
-    leaf_up = ls0 + (geo.plane * s.leaves + geo.la) * s.leaf.up + j
-    leaf_down = ls0 + n_ls + (geo.plane * s.leaves + geo.lb) * s.leaf.up + j
+    leaf_up = ls0 + geo.plane * s.leaf_spine_links + off[geo.la] + j
+    leaf_down = ls0 + n_ls + geo.plane * s.leaf_spine_links + off[geo.lb] + j % np.maximum(up[geo.lb], 1)
     spine_j = j % max(s.spines_per_pod, 1)  # a 1-tier plane has no spines (these ids go unused)
     spine_a = geo.plane * s.spines + geo.pa * s.spines_per_pod + spine_j
     spine_b = geo.plane * s.spines + geo.pb * s.spines_per_pod + spine_j
@@ -188,7 +195,7 @@ def _link_ids(topo: Topology, geo: _Flows, j: IntArray, t: IntArray) -> tuple[In
 
 def _path_links(topo: Topology, geo: _Flows, path: IntArray) -> tuple[IntArray, BoolArray]:
     """(subflows x 6) link ids of each subflow's path and a mask of the hops it really uses."""
-    u = max(topo.size.leaf.up, 1)  # 1 tier: no up ports, every path stays on its leaf
+    u = np.maximum(topo.leaf_up_ports()[0][geo.la], 1)  # 1 tier: no up ports, paths stay on the leaf
     ids = np.stack(_link_ids(topo, geo, path % u, path // u), axis=1)
     used = np.zeros(ids.shape, dtype=bool)
     used[:, [0, 5]] = (geo.cls >= SAME_LEAF)[:, None]
@@ -198,7 +205,7 @@ def _path_links(topo: Topology, geo: _Flows, path: IntArray) -> tuple[IntArray, 
 
 
 def _single_path(topo: Topology, geo: _Flows, path: IntArray) -> tuple[IntArray, IntArray, FloatArray]:
-    n_paths = _n_paths(topo, geo.cls)
+    n_paths = _n_paths(topo, geo)
     path = path.copy()
     if not topo.link_ok.all():
         path = _fail_over(topo, geo, path, n_paths)
@@ -252,14 +259,16 @@ def _adaptive(topo: Topology, geo: _Flows) -> tuple[IntArray, IntArray, FloatArr
 
 def _spread(topo: Topology, geo: _Flows, row: IntArray, cls: int) -> tuple[IntArray, IntArray, FloatArray]:
     """Weights of the switch-to-switch links over all live paths of same-class subflows."""
-    u = topo.size.leaf.up
+    u = topo.size.leaf.up  # the most up ports any leaf uses
     m = topo.size.spine_up if cls == CROSS_POD else 1
-    j = np.arange(u)[None, :, None]
-    t = np.arange(m)[None, None, :]
     g = _Flows(*(getattr(geo, f)[:, None, None] for f in ("a", "b", "cls", "plane", "la", "lb", "pa", "pb")))
+    up_a = topo.leaf_up_ports()[0][g.la]
+    real = np.arange(u)[None, :, None] < up_a  # a partly filled SU's leaf uses fewer up ports
+    j = np.minimum(np.arange(u)[None, :, None], up_a - 1)
+    t = np.arange(m)[None, None, :]
     _, lu, su, sd, ld, _ = _link_ids(topo, g, j, t)
     lu, ld = np.broadcast_to(lu, (row.size, u, m)), np.broadcast_to(ld, (row.size, u, m))
-    ok = topo.link_ok[lu] & topo.link_ok[ld]
+    ok = real & topo.link_ok[lu] & topo.link_ok[ld]
     if cls == CROSS_POD:
         su, sd = np.broadcast_to(su, lu.shape), np.broadcast_to(sd, lu.shape)
         ok = ok & topo.link_ok[su] & topo.link_ok[sd]

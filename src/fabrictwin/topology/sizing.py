@@ -24,10 +24,11 @@ Small clusters (the SU rounding of section 1.1 is for SuperPODs; ``whole_units=T
 * 1 tier: when every node port of a rail group fits on one switch (``nodes * g <= k``, ``g`` rails per
   switch, all rails unless capped), each rail group gets one switch, no spines: the fat tree's
   ``E <= k`` degenerate case (section 1.8 with one leaf and nothing above it).
-* Below one SU: still one leaf per rail per SU (section 1.1), but each leaf gets only the up ports its
+* A partly filled SU (the only SU, or the last of several, 2 tiers): still one leaf per rail per SU
+  (section 1.1), but each of its leaves gets only the up ports its
   ``p = nodes * g`` populated down ports need at the leaf's ratio, ``ceil(p * u / d)``, rounded up to
-  a multiple of ``S`` = smallest divisor of the full ``u`` that is ``>= L * ceil(p*u/d) / k`` (equal
-  parallel links now, and the same cables still in place when the SU fills).
+  a multiple of ``S`` = smallest divisor of the full ``u`` that is ``>=`` (all leaves' uplinks) / k
+  (equal parallel links now, and the same cables still in place when the SU fills).
 
 Every function raises :class:`fabrictwin.errors.Infeasible` (with the nearest feasible choice) when
 the requested fabric cannot be built with the radix given.
@@ -81,6 +82,13 @@ class PlaneSize:
     """Cores per core group (3 tiers; 0 for 2 tiers)."""
     spine_up: int
     """Up ports used per spine (3 tiers; 0 for 2 tiers)."""
+    last_su_up: int
+    """Up ports used on each leaf of the last SU: ``leaf.up`` when it is whole, fewer when it is
+    partly filled (2 tiers; the nodes present set it)."""
+
+    def leaf_up(self, leaf: int) -> int:
+        """Up ports used on plane-local ``leaf`` (the last SU's leaves may use fewer)."""
+        return self.last_su_up if leaf >= self.leaves - self.leaves_per_su else self.leaf.up
 
     @property
     def leaves_per_su(self) -> int:
@@ -94,8 +102,8 @@ class PlaneSize:
 
     @property
     def leaf_spine_links(self) -> int:
-        """Leaf-to-spine links (one per leaf up port)."""
-        return self.leaves * self.leaf.up
+        """Leaf-to-spine links (one per used leaf up port)."""
+        return (self.leaves - self.leaves_per_su) * self.leaf.up + self.leaves_per_su * self.last_su_up
 
     @property
     def spine_core_links(self) -> int:
@@ -168,7 +176,7 @@ def size_plane(
 
     ``tiers=None`` picks the fewest tiers that fit: 1 when every rail group's node ports fit on one
     switch (``max_rails_per_switch`` caps the rails sharing a switch, e.g. 1 to keep a node's two
-    storage ports on two switches), else 2 or 3. Below one SU the leaves' uplinks and the spines are
+    storage ports on two switches), else 2 or 3. A partly filled SU's leaf uplinks and the spines are
     sized for the nodes present. ``su_nodes`` defaults to the leaf's down ports (one leaf per rail
     per SU, as in every DGX SuperPOD RA); a smaller SU lets ``down // su_nodes`` rails share a leaf
     (rail groups). ``whole_units=True`` keeps the SuperPOD rule: whole SUs only (a partial SU is
@@ -205,8 +213,8 @@ def size_plane(
         return one
     sus = math.ceil(nodes / su)
     group = min(rails, max(1, split.down // su))  # rails that share a leaf
-    # Below one SU (and not forced whole) the leaves carry only the populated ports' uplinks.
-    present = nodes if sus == 1 and not whole_units else su
+    # A partly filled last SU (never with whole_units) gives its leaves only the populated ports' uplinks.
+    present = nodes - (sus - 1) * su
     unit = _Unit(su=su, sus=sus, rails=rails, group=group, present=present)
     chosen = tiers if tiers is not None else (2 if sus * unit.per_su <= radix else 3)
     if chosen not in (2, 3):
@@ -238,6 +246,7 @@ def _one_tier(nodes: int, rails: int, radix: int, cap: int | None) -> PlaneSize 
         spines_per_pod=0,
         cores_per_group=0,
         spine_up=0,
+        last_su_up=0,
     )
 
 
@@ -250,7 +259,7 @@ class _Unit:
     rails: int
     group: int
     present: int
-    """Nodes populating each leaf's SU (``su`` for whole SUs; fewer below one SU)."""
+    """Nodes populating the last SU's leaves (``su`` when it is whole)."""
 
     @property
     def per_su(self) -> int:
@@ -284,13 +293,18 @@ def _two_tier(radix: int, split: LeafSplit, unit: _Unit, sigma: float) -> PlaneS
             f"{unit.per_su} leaves needs {leaves}",
             nearest=f"tiers 3, or at most {fit} nodes in 2 tiers",
         )
+    full_leaves = leaves - unit.per_su  # leaves of the whole SUs before the last one
+    last_up = split.up
     if unit.present < unit.su:
         # Non-blocking at the leaf's own ratio: up ports = populated down ports x u/d (rounded up).
         # The spine count divides the full SU's ``u`` (so the SU grows without recabling) and the
         # uplinks round up to a multiple of it (equal parallel links, section 1.8 divisibility rule).
         need = min(split.up, math.ceil(unit.present * unit.group * split.up / split.down - 1e-9))
-        spines = smallest_divisor_at_least(split.up, leaves * need / radix)
-        split = LeafSplit(down=split.down, up=-(-need // spines) * spines)
+        uplinks = full_leaves * split.up + unit.per_su * need
+        spines = smallest_divisor_at_least(split.up, uplinks / radix)
+        last_up = -(-need // spines) * spines
+        if unit.sus == 1:  # one SU: every leaf is a last-SU leaf
+            split = LeafSplit(down=split.down, up=last_up)
     else:
         spines = smallest_divisor_at_least(split.up, leaves * split.up / radix)
     return _plane(
@@ -304,6 +318,7 @@ def _two_tier(radix: int, split: LeafSplit, unit: _Unit, sigma: float) -> PlaneS
         pod_leaves=leaves,
         pods=1,
         spines_per_pod=spines,
+        last_su_up=last_up,
         cores_per_group=0,
         spine_up=0,
     )
@@ -334,6 +349,7 @@ def _three_tier(radix: int, split: LeafSplit, unit: _Unit, sigma: float) -> Plan
         pod_leaves=pod_leaves,
         pods=pods,
         spines_per_pod=spines_per_pod,
+        last_su_up=split.up,
         cores_per_group=per_group,
         spine_up=spine_up,
     )
