@@ -1,24 +1,18 @@
 """Turn a scenario's catalog ids into specs and a workload profile.
 
-The shared catalog is asked first; :mod:`fabrictwin.twin.zoo` fills ids it does not know.
+Every id is looked up in the shared catalog (:mod:`fabrictwin.catalog`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeVar
 
 from fabrictwin import catalog
-from fabrictwin.errors import NotFound
-from fabrictwin.spec.base import Spec
 from fabrictwin.spec.hardware import CpuSpec, FabricSpec, GpuSpec, NicSpec, SwitchSpec, SystemSpec
 from fabrictwin.spec.scenario import ScenarioSpec
 from fabrictwin.spec.workload import ModelSpec
 from fabrictwin.timeline.workload import ComputeCalibration, WorkloadProfile
-from fabrictwin.twin import zoo
 from fabrictwin.twin.calibration import calibration_for
-
-T = TypeVar("T", bound=Spec)
 
 # Friendly DPU names -> catalog NIC ids (BlueField-3 B3220 is the DGX H100's storage DPU).
 DPU_ALIASES = {"bluefield-3": "bf3-b3220", "bluefield-2": "bf2-2p-100g"}
@@ -28,19 +22,6 @@ MODEL_ALIASES = {"resnet-50": "resnet50"}
 # (tensorpack ImageNet DataFlow tutorial). Text: pre-tokenized int32 ids, 4 bytes per token.
 IMAGE_SAMPLE_BYTES = 140e9 / 1.281167e6
 TEXT_BYTES_PER_TOKEN = 4.0
-
-
-def _lookup(kind: str, entry_id: str, local: dict[str, T], cls: type[T]) -> T:
-    """Catalog entry, else the local adapter's; raises NotFound naming both."""
-    try:
-        entry = catalog.get(kind, entry_id)
-        if isinstance(entry, cls):
-            return entry
-    except NotFound as exc:
-        if entry_id in local:
-            return local[entry_id]
-        raise NotFound(str(exc)) from None
-    return local[entry_id]
 
 
 @dataclass(frozen=True)
@@ -66,19 +47,19 @@ def resolve(scenario: ScenarioSpec, calibration: ComputeCalibration | None = Non
     """Look up every id of ``scenario``.
 
     Raises:
-        NotFound: an id is in neither the catalog nor the local adapter.
+        NotFound: an id the catalog does not hold.
     """
     c = scenario.cluster
-    system = _lookup("system", c.system, zoo.SYSTEMS, SystemSpec)
-    gpu = _lookup("gpu", system.gpu, zoo.GPUS, GpuSpec)
-    cpu = _lookup("cpu", system.cpu, {}, CpuSpec)
-    fabric = _lookup("fabric", c.fabric, {}, FabricSpec)
-    dpu = None if c.dpu == "none" else _lookup("nic", DPU_ALIASES.get(c.dpu, c.dpu), {}, NicSpec)
-    model = _lookup("model", MODEL_ALIASES.get(scenario.job.model, scenario.job.model), zoo.MODELS, ModelSpec)
+    system = catalog.system(c.system)
+    gpu = catalog.gpu(system.gpu)
+    cpu = catalog.cpu(system.cpu)
+    fabric = catalog.fabric(c.fabric)
+    dpu = None if c.dpu == "none" else catalog.nic(DPU_ALIASES.get(c.dpu, c.dpu))
+    model = catalog.model(MODEL_ALIASES.get(scenario.job.model, scenario.job.model))
     nics = c.nics_per_node or system.compute_nics or 1
     cal = calibration or calibration_for(model.family, scenario.job.software)
     prof = profile(model, scenario.job.seq_len, cal)
-    switch = _lookup("switch", fabric.switch, {}, SwitchSpec) if fabric.switch else None
+    switch = catalog.switch(fabric.switch) if fabric.switch else None
     return Resolved(system, gpu, cpu, fabric, switch, dpu, model, prof, nics)
 
 
