@@ -173,7 +173,7 @@ class CostSpec(Spec):
     2023, 8.06 cents/kWh (EIA, via statista.com statistic 190680)."""
     server_usd: float | None = Field(default=None, ge=0)
     """Owner model: price of one server WITHOUT its network adapters, USD (the bill of materials
-    prices the adapters the design picks); ``None`` takes the built-in estimate for the system."""
+    prices the adapters the design picks); ``None`` takes the catalog's as-shipped price of the system."""
 
 
 class ScenarioSpec(Spec):

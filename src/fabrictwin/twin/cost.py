@@ -36,19 +36,6 @@ from fabrictwin.twin.resolve import Resolved
 YEAR_S = 365.25 * 86400.0
 """Seconds in a Julian year (IAU definition), for the amortization period."""
 
-SERVER_LIST_USD: dict[str, tuple[float, str]] = {
-    "dgx-1-v100": (149_000.0, "NVIDIA GTC 2017 keynote: DGX-1 with Tesla V100, $149,000"),
-    "dgx-a100": (199_000.0, "NVIDIA press release 14 May 2020: DGX A100 'starting at $199,000'"),
-    "dgx-h100": (
-        270_000.0,
-        "SemiAnalysis 'AI Server Cost Analysis' (May 2023) sale price ~$270,000, as used by Epoch AI "
-        "github.com/epoch-research/training-cost-trends",
-    ),
-}
-"""Price of one server AS SHIPPED (with its NICs), USD, and its public source. Approximate: street
-prices move with discounts and support contracts (the DGX H100 list is ~$199k + 20 % support)."""
-
-
 @dataclass(frozen=True)
 class OwnerCost:
     """The owner's cost of one run, by part, USD."""
@@ -83,21 +70,21 @@ def shipped_adapters_usd(system: SystemSpec) -> float:
 def server_price_usd(system: SystemSpec, server_usd: float | None) -> float:
     """Price of one server without its network adapters, USD.
 
-    ``server_usd`` wins; else the catalog price, else :data:`SERVER_LIST_USD`; a shipped price has
-    the catalog price of its NICs taken off, because the BOM prices the adapters the design picks
-    (which differ from the shipped ones when the fabric or DPU differs).
+    ``server_usd`` wins; else the catalog's price as shipped, with the catalog price of its NICs
+    taken off, because the BOM prices the adapters the design picks (which differ from the
+    shipped ones when the fabric or DPU differs).
 
     Raises:
         SpecError: no override and no known price for the system.
     """
     if server_usd is not None:
         return server_usd
-    shipped = system.price_usd or SERVER_LIST_USD.get(system.id, (0.0, ""))[0]
+    shipped = system.price_usd
     if shipped <= 0:
-        known = ", ".join(sorted(SERVER_LIST_USD))
+        known = ", ".join(sid for sid in catalog.ids("system") if catalog.system(sid).price_usd > 0)
         raise SpecError(
             f"no price for server '{system.id}'; set cost.server_usd (USD, without network adapters). "
-            f"Built-in prices: {known}",
+            f"Catalog prices: {known}",
             path="cost.server_usd",
         )
     return max(0.0, shipped - shipped_adapters_usd(system))
