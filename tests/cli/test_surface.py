@@ -100,6 +100,7 @@ def test_the_main_commands_keep_the_options_users_script_against():
             "--routing",
             "--sharp",
             "--nccl-version",
+            "--gpus-per-thread",
             "--json",
         },
         "simulate": {"--json"},

@@ -27,18 +27,16 @@ OUTLIER_TOL = 0.60
 SMALL_BYTES = 8 * 1024
 """Sizes at or below which a point measures latency (bandwidth term < 1 % of the time)."""
 
-OUTLIERS = {
-    # ND A100 v4 (AMD host, NCCL 2.18.5) 4-32 MiB: measured busbw 30-50 % below the model.
-    # Between 1 and 16 MiB the sweep behaves as 36 us + size / 126 GB/s busbw (LL-like rate),
-    # then Simple with ~190 us of fixed cost; our LL128 (0.92 x the Simple rate, NCCL's own
-    # factor) is 1.7x faster than that, and NCCL 2.18's own tuner estimate is off by the same
-    # +39..+55 %. Channel caps, channel reduction, protocol choice and Simple chunking were
-    # checked and ruled out (docs/models/collectives-calibration.md), so they stay listed.
-    "A-068", "A-069", "A-070", "A-071",
-}  # fmt: skip
+OUTLIERS: set[str] = set()
+"""Points exempt from the 30 % rule (none since the single-node A100 ring fit; A-068..A-071
+were +37..+51 % with NCCL's own Ampere constants, docs/models/collectives-calibration.md)."""
 
 SYSTEM = {"H100": "dgx-h100", "A100": "dgx-a100", "H200": "dgx-h200", "B200": "dgx-b200"}
 ASSUMED_NODES = {"A-200": 4}
+AZURE_GUIDE = "Azure/AI-benchmarking-guide"
+"""Its script (Benchmarks/NVIDIA/NCCLBandwidth.py) runs ``all_reduce_perf -g 8``: one thread
+launches on all 8 GPUs. Other rows: one GPU per thread (A-104..A-123 are below any 8-launch
+floor, so they were not taken with ``-g 8``)."""
 """A-200 states a multi-node DGX A100 run without the node count; 4 nodes (ring regime)."""
 
 
@@ -60,7 +58,13 @@ def _case(row: dict[str, str]) -> tuple[object, str, float, str] | None:
     ppn = int(row["gpus_per_node"]) if nodes == 1 else None
     version = row["nccl_version"] if re.fullmatch(r"\d+\.\d+\.\d+", row["nccl_version"]) else None
     ctx = context_for(
-        SYSTEM[key], fabric, nodes=nodes, ranks_per_node=ppn, nics_per_node=nics, nccl_version=version
+        SYSTEM[key],
+        fabric,
+        nodes=nodes,
+        ranks_per_node=ppn,
+        nics_per_node=nics,
+        nccl_version=version,
+        gpus_per_thread=8 if AZURE_GUIDE in row["source"] else 1,
     )
     proto = row["algorithm_protocol"].lower()
     forced_ring = proto == "ring" or "nvls_enable=0" in proto or "nvls off" in proto

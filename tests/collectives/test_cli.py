@@ -96,3 +96,12 @@ def test_nccl_version_selects_that_releases_tuner():
 def test_a_malformed_nccl_version_is_a_spec_error():
     result = runner.invoke(app, ["collective", "--gpus", "8", "--maxbytes", "1M", "--nccl-version", "two"])
     assert result.exit_code != 0 and isinstance(result.exception, SpecError)
+
+
+def test_gpus_per_thread_is_nccl_tests_g_and_sets_the_small_size_floor():
+    args = ["collective", "--gpus", "8", "--system", "dgx-a100", "--maxbytes", "8", "--json"]
+    one = json.loads(runner.invoke(app, args).output)[0]["time_us"]
+    result = runner.invoke(app, [*args, "-g", "8"])
+    assert result.exit_code == 0, result.output
+    eight = json.loads(result.output)[0]["time_us"]
+    assert eight == pytest.approx(8 * 5.43, rel=0.01) and one < eight / 2

@@ -142,6 +142,14 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(help="NCCL release whose tuner picks algorithms, e.g. 2.18.5 (default: current)."),
         ] = None,
+        gpus_per_thread: Annotated[
+            int,
+            typer.Option(
+                "--gpus-per-thread",
+                "-g",
+                help="GPUs one host thread drives, as nccl-tests -g (its launches bound small sizes).",
+            ),
+        ] = 1,
         fidelity: Annotated[str, typer.Option(help="analytic or flow.")] = "analytic",
         minbytes: Annotated[str, typer.Option(help="Smallest size (nccl-tests -b), e.g. 8, 1M.")] = "8",
         maxbytes: Annotated[str, typer.Option(help="Largest size (nccl-tests -e), e.g. 8G.")] = "8G",
@@ -164,6 +172,7 @@ def register(app: typer.Typer) -> None:
             routing=routing,  # type: ignore[arg-type]  # checked by CommContext
             qps=qps,
             nccl_version=nccl_version,
+            gpus_per_thread=gpus_per_thread,
         )
         sizes = sizes_between(parse_size(minbytes), parse_size(maxbytes), stepfactor)
         est = estimate(ctx, op, sizes, algorithm=algo, protocol=protocol, fidelity=fidelity)  # type: ignore[arg-type]

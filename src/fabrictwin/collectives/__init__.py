@@ -135,12 +135,15 @@ def context_for(
     loss_rate: float = 0.0,
     topology: object = None,
     nccl_version: str | None = None,
+    gpus_per_thread: int = 1,
 ) -> CommContext:
     """Build a :class:`CommContext` from catalog ids.
 
     ``sharp`` defaults to False, as NCCL uses CollNet only with the SHARP plugin and
     NCCL_COLLNET_ENABLE=1. ``nccl_version`` names the NCCL release whose tuner chooses the
-    algorithm (default: a current one; see :mod:`fabrictwin.collectives.tuner`). Raises:
+    algorithm (default: a current one; see :mod:`fabrictwin.collectives.tuner`).
+    ``gpus_per_thread`` is nccl-tests' ``-g`` (GPUs one host thread launches on; 1 for
+    training jobs). Raises:
         NotFound / SpecError: an id is not in the catalog, or the layout is invalid.
     """
     from fabrictwin import catalog
@@ -166,6 +169,7 @@ def context_for(
             loss_rate=loss_rate,
             topology=topology,
             nccl_version=nccl_version,
+            gpus_per_thread=gpus_per_thread,
         )
     except ValidationError as exc:
         rules = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'context'}: {e['msg']}" for e in exc.errors())

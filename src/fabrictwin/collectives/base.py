@@ -21,8 +21,8 @@ import numpy.typing as npt
 from fabrictwin.collectives.context import CommContext
 from fabrictwin.collectives.nccl_constants import (
     BASE_LAT_US,
-    HOST_FLOOR_US,
     HW_LAT_US,
+    LAUNCH_US,
     LL_MAX_BW_GBPS,
     NET_DATA_EFFICIENCY,
     NET_OVERHEAD_US,
@@ -211,5 +211,6 @@ def cpu_vendor(cpu_id: str) -> str:
 
 
 def host_floor_s(ctx: CommContext) -> float:
-    """Shortest time one back-to-back collective can take, set by host enqueue cost."""
-    return HOST_FLOOR_US[cpu_vendor(ctx.system.cpu)] * US
+    """Shortest time one back-to-back collective can take: the host thread's kernel launches,
+    one per GPU it drives (:data:`~fabrictwin.collectives.nccl_constants.LAUNCH_US`)."""
+    return LAUNCH_US[cpu_vendor(ctx.system.cpu)] * ctx.gpus_per_thread * US

@@ -90,6 +90,10 @@ class CommContext(Spec):
     """NCCL release whose tuner picks the algorithm (e.g. ``"2.18.5"``); None: a current one.
     Only the choice changes; the achieved cost is the calibrated model
     (:mod:`fabrictwin.collectives.tuner`)."""
+    gpus_per_thread: int = Field(default=1, gt=0, le=64)
+    """GPUs one host thread drives (nccl-tests ``-g``): it enqueues and launches the kernels of
+    all of them in turn, so that many launches bound how fast back-to-back collectives can go.
+    1 for training jobs (torchrun, mpirun, Slurm: one process per GPU)."""
     topology: Any = None
     """A built topology (fabrictwin.topology) for flow-level fidelity; None: analytic only."""
 

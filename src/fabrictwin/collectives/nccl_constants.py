@@ -134,14 +134,35 @@ NET_DATA_EFFICIENCY: Final = 0.966
 read/write of the NIC, proxy scheduling). Fitted on A-200 (NCCL maintainer, nccl#812: DGX
 A100 with 8 x HDR 200 Gb/s measures 192 GB/s all-reduce busbw): 192 / (200 x 0.9937)."""
 
-HOST_FLOOR_US: Final[dict[str, float]] = {
-    # nccl-tests times back-to-back launches: one iteration costs max(GPU time, host enqueue
-    # time). The host side (NCCL enqueue + CUDA launch) depends on the CPU platform - NCCL
-    # itself doubles its per-step proxy overhead on AMD (netOverhead 2.0 vs 1.0 us, B.3).
-    "intel": 21.0,  # fitted: A-032..A-036 (ND H100 v5, Xeon 8480C, 25.6-30 us) and
-    #                 A-104..A-107 (H200, 17.9-18.6 us); 21 us splits them (-18% / +17%)
-    "amd": 40.0,  # fitted: A-056..A-064 (ND A100 v4, EPYC 7V12 Rome, 42-45 us flat to 256 KiB)
-    "arm": 21.0,  # no data: Intel value reused
+LAUNCH_US: Final[dict[str, float]] = {
+    # Host time to enqueue one NCCL collective and launch its kernel on one GPU. nccl-tests
+    # times back-to-back calls, so an iteration costs max(GPU time, host time), and one host
+    # thread driving g GPUs (`-g g`) launches g kernels per iteration in turn (nccl#347: nothing
+    # starts until ncclGroupEnd, which then launches on every GPU). Same machine, same NCCL
+    # (calibration/nccl-a100-single-node.csv sweeps B and C): ~39 us flat for small sizes with
+    # `-g 8`, 18-24 us with `mpirun -np 8` (GPU-bound), so the floor is the launches.
+    "intel": 3.32,  # fitted: median of A-032..A-036 (ND H100 v5, Xeon 8480C, `-g 8`) / 8
+    "amd": 5.43,  # fitted: median of A-056..A-064 (ND A100 v4, EPYC 7V12 Rome, `-g 8`) / 8
+    "arm": 3.32,  # no data: Intel value reused
+}
+
+AMPERE_NVLINK_RING_LL128_FRACTION: Final = 0.651
+"""Ring/LL128 bus bandwidth as a share of Ring/Simple's on one 8 x A100 NVSwitch node, in the
+range NCCL runs LL128 there (~1-23 MiB); NCCL's tuner assumes 0.92. Fitted, with the two
+per-hop costs below, by least squares on log time over six independent published sweeps
+(calibration/nccl-a100-single-node.csv, A-F, 1 MiB-8 GiB; `calibration/fit_ampere_ring.py`).
+Leave-one-sweep-out: 0.63-0.68. Validated, not fitted, on the Azure sweep A-066..A-079."""
+
+AMPERE_NVLINK_RING_HOP_US: Final[dict[Proto, float]] = {
+    # Per-hop (per ring step) cost of a single-node A100 ring, same fit (leave-one-out:
+    # LL128 2.9-3.8 us, Simple 9.6-10.9 us). NCCL's hwLat says 1.9 and 3.4 us; on every one of
+    # the seven A100 sweeps NCCL's own estimate is 40-55 % too fast at 4-32 MiB. Simple moves a
+    # slice per step with a fence and a flag handshake over NVLink, and below 384 MiB (24
+    # channels x 8 ranks x 2 MiB chunks) there is a single pipeline loop, so each of the 14
+    # steps shows that handshake. LL has no mid-size data (NCCL's 0.6 us kept).
+    "ll": 0.6,
+    "ll128": 3.34,
+    "simple": 10.25,
 }
 
 NVLS_LAT_US: Final = 28.0

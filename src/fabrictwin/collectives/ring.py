@@ -23,6 +23,8 @@ from fabrictwin.collectives.base import (
 )
 from fabrictwin.collectives.context import CommContext
 from fabrictwin.collectives.nccl_constants import (
+    AMPERE_NVLINK_RING_HOP_US,
+    AMPERE_NVLINK_RING_LL128_FRACTION,
     LL128_BW_FRACTION,
     LL_BW_FRACTION,
     RING_PLATEAU_LAT_FACTOR,
@@ -32,12 +34,22 @@ from fabrictwin.collectives.nccl_constants import (
 SUPPORTED: tuple[Op, ...] = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce")
 
 
-def protocol_bus_Bps(ctx: CommContext, proto: Proto, bus_Bps: float) -> float | None:
-    """Bus bandwidth a protocol reaches on a ring whose raw bound is ``bus_Bps`` (B.2)."""
+def measured_ampere(ctx: CommContext) -> bool:
+    """A single-node A100 ring, whose LL128 rate and per-hop costs are fitted on published
+    sweeps instead of NCCL's tuner table (nccl_constants.AMPERE_NVLINK_RING_*)."""
+    return ctx.arch == "ampere" and ctx.nodes == 1 and ctx.gpu.nvlink_Bps > 0
+
+
+def protocol_bus_Bps(ctx: CommContext, proto: Proto, bus_Bps: float, *, nccl: bool = False) -> float | None:
+    """Bus bandwidth a protocol reaches on a ring whose raw bound is ``bus_Bps`` (B.2);
+    ``nccl``: NCCL's own tuner factor even where we fitted another."""
     if proto == "ll":
         return min(ll_cap_Bps(ctx), LL_BW_FRACTION * bus_Bps)
     if proto == "ll128":
-        return LL128_BW_FRACTION * bus_Bps if ll128_enabled(ctx) else None
+        if not ll128_enabled(ctx):
+            return None
+        fitted = measured_ampere(ctx) and not nccl
+        return (AMPERE_NVLINK_RING_LL128_FRACTION if fitted else LL128_BW_FRACTION) * bus_Bps
     return bus_Bps
 
 
@@ -50,10 +62,13 @@ def steps(op: Op, n: int, nodes: int) -> tuple[int, int]:
     return n, nodes - 1
 
 
-def latency_us(ctx: CommContext, op: Op, proto: Proto) -> float:
-    """NCCL ring latency: base + intra steps x max(intraLat, netOverhead) + inter steps x interLat."""
+def latency_us(ctx: CommContext, op: Op, proto: Proto, *, nccl: bool = False) -> float:
+    """NCCL ring latency: base + intra steps x max(intraLat, netOverhead) + inter steps x interLat;
+    ``nccl``: NCCL's own per-hop latency even where we fitted another."""
     n, nodes = ctx.ranks, ctx.nodes
     intra = intra_lat_us(ctx, "ring", proto)
+    if measured_ampere(ctx) and not nccl:
+        intra = AMPERE_NVLINK_RING_HOP_US[proto]
     inter = inter_lat_us(ctx, "ring", proto)
     base = base_lat_us("ring", proto)
     if op in ("broadcast", "reduce"):
@@ -65,11 +80,12 @@ def latency_us(ctx: CommContext, op: Op, proto: Proto) -> float:
     return lat
 
 
-def cost(ctx: CommContext, op: Op, proto: Proto) -> AlgoCost | None:
-    """Ring cost, or None when the op or protocol does not apply."""
+def cost(ctx: CommContext, op: Op, proto: Proto, *, nccl: bool = False) -> AlgoCost | None:
+    """Ring cost, or None when the op or protocol does not apply. ``nccl``: the cost NCCL's
+    tuner estimates, where it differs from the calibrated one (:func:`measured_ampere`)."""
     if op not in SUPPORTED or ctx.ranks < 2:
         return None
-    bus = protocol_bus_Bps(ctx, proto, ring_bus_Bps(ctx))
+    bus = protocol_bus_Bps(ctx, proto, ring_bus_Bps(ctx), nccl=nccl)
     if bus is None:
         return None
-    return AlgoCost(latency_us(ctx, op, proto) * US, bus / bus_factor(op, ctx.ranks))
+    return AlgoCost(latency_us(ctx, op, proto, nccl=nccl) * US, bus / bus_factor(op, ctx.ranks))

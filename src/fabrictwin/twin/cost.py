@@ -36,6 +36,7 @@ from fabrictwin.twin.resolve import Resolved
 YEAR_S = 365.25 * 86400.0
 """Seconds in a Julian year (IAU definition), for the amortization period."""
 
+
 @dataclass(frozen=True)
 class OwnerCost:
     """The owner's cost of one run, by part, USD."""
