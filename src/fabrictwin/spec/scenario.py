@@ -20,6 +20,7 @@ from fabrictwin.spec.quantity import Bytes as _Bytes
 from fabrictwin.spec.quantity import BytesPerS as _BytesPerS
 from fabrictwin.spec.quantity import Seconds as _Seconds
 from fabrictwin.spec.refs import FabricId
+from fabrictwin.spec.workload import DecoderArchitecture
 
 Bytes = Annotated[_Bytes, Field(ge=0)]
 BytesPerS = Annotated[_BytesPerS, Field(ge=0)]
@@ -84,8 +85,9 @@ class ParallelismSpec(Spec):
 class JobSpec(Spec):
     """The training job."""
 
-    model: str
-    """Model id from the model zoo (``resnet-50``, ``bert-large``, ``gpt3-175b``...)."""
+    model: str | DecoderArchitecture
+    """Model id from the model zoo (``resnet-50``, ``bert-large``, ``gpt3-175b``...), or the shape
+    of a decoder transformer that is not in it (:class:`DecoderArchitecture`)."""
     global_batch: int = Field(gt=0)
     """Samples per optimizer step (images, sequences)."""
     samples_to_train: float = Field(gt=0)
@@ -98,6 +100,11 @@ class JobSpec(Spec):
     """Software profile of the compute efficiencies: ``mlperf`` tuned code (MLPerf submissions,
     Megatron-class stacks: fused kernels, CUDA graphs), ``eager`` plain eager PyTorch AMP (fitted on
     H200 step times, ``calibration/``; see ``docs/models/compute.md``)."""
+
+    @property
+    def model_name(self) -> str:
+        """The zoo id, or the inline architecture's name."""
+        return self.model if isinstance(self.model, str) else self.model.name
 
 
 class DataSpec(Spec):

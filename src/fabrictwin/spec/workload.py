@@ -76,3 +76,89 @@ class ModelSpec(Spec):
     def train_flop_per_unit(self) -> float:
         """Forward + backward FLOP per unit, 3x forward (Kaplan et al. 2020, section 2.1)."""
         return 3.0 * self.forward_flop_per_unit
+
+
+class DecoderArchitecture(Spec):
+    """A decoder-only transformer given by its shape, for a model that is not in the zoo.
+
+    The derived :class:`ModelSpec` follows the zoo's conventions (``catalog/data/models.yaml``
+    header): parameters counted from the matrices, forward FLOP per token
+    ``2 N_active_nonembedding + 2 layers seq_len hidden + 2 hidden vocab`` (Kaplan et al. 2020,
+    eq. 2.2, plus the output projection) and 34 x hidden activation bytes per token per layer
+    (Korthikanti et al. 2022, eq. 1 without the attention scores FlashAttention does not keep;
+    MoE: 15 h + top_k x 19 h).
+    """
+
+    name: str
+    """Published name, e.g. ``GPT 18.4B (Narayanan et al. 2021)``."""
+    layers: int = Field(gt=0)
+    """Transformer blocks."""
+    hidden: int = Field(gt=0)
+    """Model width."""
+    heads: int = Field(gt=0)
+    """Attention heads."""
+    kv_heads: int = Field(default=0, ge=0)
+    """Key/value heads (grouped-query attention); 0 means equal to ``heads``."""
+    ffn_hidden: int = Field(default=0, ge=0)
+    """Feed-forward inner width (per expert); 0 means 4 x ``hidden`` (GPT-style)."""
+    gated_mlp: bool = False
+    """Gated MLP with three matrices (SwiGLU, Llama) instead of two (GELU, GPT)."""
+    vocab: int = Field(gt=0)
+    """Vocabulary size."""
+    seq_len: int = Field(gt=0)
+    """Training sequence length, tokens."""
+    tied_embeddings: bool = False
+    """Input embedding and output projection share one matrix."""
+    experts: int = Field(default=1, ge=1)
+    """Experts per MoE layer (1: dense)."""
+    top_k: int = Field(default=1, ge=1)
+    """Experts each token is routed to."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> DecoderArchitecture:
+        kv = self.kv_heads or self.heads
+        if self.heads % kv or self.hidden % self.heads:
+            raise ValueError(
+                f"heads ({self.heads}) must divide hidden ({self.hidden}) and be a multiple of "
+                f"kv_heads ({kv})"
+            )
+        if self.top_k > self.experts:
+            raise ValueError(f"top_k ({self.top_k}) cannot exceed experts ({self.experts})")
+        return self
+
+    def _block_params(self, experts: int) -> float:
+        h = float(self.hidden)
+        kv = (self.kv_heads or self.heads) / self.heads
+        attention = 2.0 * h * h + 2.0 * h * h * kv  # Q and O, plus K and V at kv/heads width
+        mlp = (3.0 if self.gated_mlp else 2.0) * h * (self.ffn_hidden or 4 * self.hidden)
+        return attention + experts * mlp + 2.0 * h  # two norms
+
+    def model_spec(self) -> ModelSpec:
+        """The zoo entry this shape stands for."""
+        h, layers = float(self.hidden), self.layers
+        embeddings = (1.0 if self.tied_embeddings else 2.0) * self.vocab * h
+        total = layers * self._block_params(self.experts) + embeddings + h
+        active_ne = layers * self._block_params(self.top_k)
+        fwd = 2.0 * active_ne + 2.0 * layers * self.seq_len * h + 2.0 * h * self.vocab
+        moe = self.experts > 1
+        act = (15.0 + 19.0 * self.top_k) * h if moe else 34.0 * h
+        return ModelSpec(
+            id=self.name,
+            name=self.name,
+            family="moe-decoder" if moe else "decoder",
+            parameters=total,
+            active_parameters=active_ne + embeddings + h if moe else 0.0,
+            layers=layers,
+            hidden=self.hidden,
+            ffn_hidden=self.ffn_hidden or 4 * self.hidden,
+            heads=self.heads,
+            kv_heads=self.kv_heads,
+            vocab=self.vocab,
+            seq_len=self.seq_len,
+            unit="token",
+            forward_flop_per_unit=fwd,
+            activation_bytes_per_unit_per_layer=act,
+            experts=self.experts,
+            top_k=self.top_k,
+            sources=[Source(ref="inline architecture in the scenario", note="DecoderArchitecture")],
+        )

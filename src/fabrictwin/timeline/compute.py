@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from fabrictwin.errors import Infeasible
 from fabrictwin.spec.hardware import GpuSpec
-from fabrictwin.timeline.workload import WorkloadProfile
+from fabrictwin.timeline.workload import ComputeCalibration, WorkloadProfile
 
 # Selective recomputation costs 2.7% extra FLOPs on GPT-3 175B; full recomputation one extra
 # forward (Korthikanti et al. 2022, "Reducing Activation Recomputation...", Table 4 / section 5).
@@ -56,6 +56,20 @@ def peak_flops(gpu: GpuSpec, precision: str) -> float:
     raise Infeasible(f"GPU {gpu.id} has no tensor peak for {precision}")
 
 
+def linear_rate(gpu: GpuSpec, precision: str, cal: ComputeCalibration) -> float:
+    """FLOP/s of the linear layers (GEMMs, convolutions) at ``precision``: fp8 runs them at the
+    fp8 peak times the fp8 efficiency where the GPU has fp8; attention stays 16-bit."""
+    if precision == "fp8" and "fp8" in dict(gpu.peak_flops) and cal.fp8_efficiency is not None:
+        return peak_flops(gpu, "fp8") * cal.fp8_efficiency
+    return peak_flops(gpu, precision) * cal.tensor_efficiency
+
+
+def _attention_precision(precision: str) -> str:
+    """Attention runs 16-bit under 8-bit recipes (Transformer Engine quantises the linear layers),
+    else at the job's precision."""
+    return "bf16" if precision in ("fp8", "fp4", "int8") else precision
+
+
 def microbatch_time(
     workload: WorkloadProfile,
     gpu: GpuSpec,
@@ -69,9 +83,20 @@ def microbatch_time(
     ``shards`` = tensor-parallel degree x pipeline chunks (each holds that share of the FLOPs).
     """
     cal = workload.calibration
-    flops = workload.train_flops_per_sample * samples / shards
-    mem = cal.mem_bytes_per_sample * samples / shards
-    total = flops / (peak_flops(gpu, precision) * cal.tensor_efficiency) + mem / gpu.hbm_Bps
+    per_sample = samples / shards
+    attention = 3.0 * workload.attention_fwd_flops_per_sample * per_sample
+    linear = workload.train_flops_per_sample * per_sample - attention
+    mem = cal.mem_bytes_per_sample * per_sample
+    width = 1.0 + cal.narrow_gemm_width / workload.hidden if workload.hidden else 1.0
+    total = (
+        linear * width / linear_rate(gpu, precision, cal)
+        + attention
+        / (
+            peak_flops(gpu, _attention_precision(precision))
+            * (cal.attention_efficiency or cal.tensor_efficiency)
+        )
+        + mem / gpu.hbm_Bps
+    )
     forward = total / 3.0
     backward = total - forward
     if recompute == "full":

@@ -26,6 +26,17 @@ class ComputeCalibration:
     mem_bytes_per_sample: float
     step_overhead_s: float
     source: str
+    attention_efficiency: float | None = None
+    """Share of 16-bit dense peak reached by the attention score and context matmuls
+    (FlashAttention); None: ``tensor_efficiency``."""
+    fp8_efficiency: float | None = None
+    """Share of fp8 dense peak reached by the linear layers when they run in fp8 (Transformer
+    Engine: GEMMs plus their scaling and casts); None: ``tensor_efficiency``."""
+    narrow_gemm_width: float = 0.0
+    """Transformers: the linear layers of a model of hidden width ``h`` take ``1 + w/h`` times
+    the time of wide ones (w = this width): narrow GEMMs fill fewer tensor-core tiles and waves,
+    and the per-token work that grows as ``h`` (norms, residuals, activations) weighs more
+    against the ``h^2`` GEMMs. 0: no width effect."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,9 @@ class WorkloadProfile:
     calibration: ComputeCalibration
     experts: int = 1
     top_k: int = 1
+    attention_fwd_flops_per_sample: float = 0.0
+    """The part of ``fwd_flops_per_sample`` in attention score and context matmuls
+    (2 layers x tokens x hidden per token, Kaplan et al. 2020, Table 1); it stays 16-bit under fp8."""
 
     @property
     def train_flops_per_sample(self) -> float:

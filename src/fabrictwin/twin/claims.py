@@ -99,9 +99,9 @@ def speed_check(
         rows.append(Variant({"design": label}, simulate(_with_cluster(scenario, label, overrides))))
         if tick:
             tick()
-    eth, ib, red = SEED_SPEED_CLAIMS.get(scenario.job.model, (0.0, 0.0, 0.0))
+    eth, ib, red = SEED_SPEED_CLAIMS.get(scenario.job.model_name, (0.0, 0.0, 0.0))
     system = rows[0].result.resolved.system.id
-    return SpeedCheck(scenario.job.model, rows, red, (eth, ib), reference, system)
+    return SpeedCheck(scenario.job.model_name, rows, red, (eth, ib), reference, system)
 
 
 def dpu_check(scenario: ScenarioSpec, dpu: str = "bluefield-3") -> DpuCheck:

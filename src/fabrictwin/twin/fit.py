@@ -207,3 +207,59 @@ def fit_bench(rows: Sequence[Row], tensor_efficiency: float | None, source: str)
     if tensor_efficiency is None:
         return ComputeCalibration(1.0 / max(float(x[0]), 1e-9), 0.0, float(x[1]), source)
     return ComputeCalibration(tensor_efficiency, float(x[0]), float(x[1]), source)
+
+
+# --- Published LLM training throughput (calibration/llm-training-throughput.csv) ---------------
+#
+# Each row names the model's shape, the GPU system, the parallel layout and the measured step
+# time (derived from the source's tokens/s/GPU, s/iteration or TFLOP/s with the rule in the row).
+
+
+def llm_scenario(row: Row) -> ScenarioSpec:
+    """The scenario of one published LLM training row (dense decoder, given by its shape)."""
+    gpus = int(row["n_gpus"])
+    system = catalog.system(row["system"])
+    vp = int(row["vp"] or 1)
+    pp = int(row["pp"])
+    parallelism: dict[str, object] = {
+        "tp": int(row["tp"]),
+        "pp": pp,
+        "zero_stage": int(row["zero_stage"]),
+        "recompute": row["recompute"],
+    }
+    if vp > 1 and pp > 1:
+        parallelism.update(schedule="interleaved", virtual_stages=vp)
+    if row["micro_batch"]:
+        parallelism["microbatch_size"] = int(row["micro_batch"])
+    return ScenarioSpec.model_validate(
+        {
+            "name": f"llm-row-{row['row']}",
+            "cluster": {
+                "system": row["system"],
+                "nodes": max(1, gpus // system.gpus),
+                "fabric": row["fabric"],
+            },
+            "job": {
+                "model": {
+                    "name": row["model"],
+                    "layers": int(row["layers"]),
+                    "hidden": int(row["hidden"]),
+                    "heads": int(row["heads"]),
+                    "kv_heads": int(row["kv_heads"]),
+                    "ffn_hidden": int(row["ffn_hidden"]),
+                    "gated_mlp": row["gated_mlp"] == "1",
+                    "vocab": int(row["vocab"]),
+                    "seq_len": int(row["seq_len"]),
+                },
+                "global_batch": int(row["global_batch"]),
+                "samples_to_train": float(row["global_batch"]) * 1000,
+                "precision": row["precision"],
+            },
+            "parallelism": parallelism,
+        }
+    )
+
+
+def llm_predicted_step_s(row: Row, calibration: ComputeCalibration | None = None) -> float:
+    """The twin's step time of a published LLM row, seconds."""
+    return simulate(llm_scenario(row), calibration).step_time_s

@@ -55,7 +55,11 @@ def resolve(scenario: ScenarioSpec, calibration: ComputeCalibration | None = Non
     cpu = catalog.cpu(system.cpu)
     fabric = catalog.fabric(c.fabric)
     dpu = None if c.dpu == "none" else catalog.nic(DPU_ALIASES.get(c.dpu, c.dpu))
-    model = catalog.model(MODEL_ALIASES.get(scenario.job.model, scenario.job.model))
+    job_model = scenario.job.model
+    if isinstance(job_model, str):
+        model = catalog.model(MODEL_ALIASES.get(job_model, job_model))
+    else:
+        model = job_model.model_spec()
     nics = c.nics_per_node or system.compute_nics or 1
     cal = calibration or calibration_for(model.family, scenario.job.software)
     prof = profile(model, scenario.job.seq_len, cal)
@@ -70,6 +74,7 @@ def profile(
     ``calibration`` overrides the family's fitted constants, for fitting)."""
     tokens = 1 if model.unit == "image" else (seq_len or model.seq_len)
     per_unit_tokens = model.seq_len if model.unit == "sequence" else 1
+    attn_fwd = 0.0
     if model.unit == "image":
         fwd = model.forward_flop_per_unit
         act = model.activation_bytes_per_unit_per_layer * model.layers
@@ -79,6 +84,7 @@ def profile(
         per_token = model.forward_flop_per_unit / per_unit_tokens
         attn = 2.0 * model.layers * model.hidden
         fwd = (per_token - attn * model.seq_len + attn * tokens) * tokens
+        attn_fwd = attn * tokens * tokens
         act = model.activation_bytes_per_unit_per_layer / per_unit_tokens * model.layers * tokens
     image = model.unit == "image"
     return WorkloadProfile(
@@ -97,4 +103,5 @@ def profile(
         calibration=calibration or calibration_for(model.family),
         experts=model.experts,
         top_k=model.top_k,
+        attention_fwd_flops_per_sample=attn_fwd,
     )
