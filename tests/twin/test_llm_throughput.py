@@ -2,8 +2,8 @@
 
 calibration/llm-training-throughput.csv holds Megatron-class runs with their full layout; the
 decoder constants are fitted on two sources (calibration/fit_decoder.py, DECODER_FIT_SOURCES)
-and every other Megatron-class row is held out here. Rows with context parallelism are not
-simulated (not modelled); rows of other software (PyTorch FSDP) are not judged.
+and every other Megatron-class row is held out here, including the four with context
+parallelism (modelled after the fit); rows of other software (PyTorch FSDP) are not judged.
 """
 
 from __future__ import annotations
@@ -24,10 +24,13 @@ from fabrictwin.twin.calibration import DECODER_FIT_SOURCES, H200_GEMM_CEILING, 
 from fabrictwin.twin.resolve import profile
 
 DATA = Path(__file__).resolve().parents[2] / "calibration" / "llm-training-throughput.csv"
-ROWS = [r for r in csv.DictReader(DATA.open(newline="")) if r["software"] == "megatron" and r["cp"] == "1"]
+ROWS = [r for r in csv.DictReader(DATA.open(newline="")) if r["software"] == "megatron"]
 
 
 def _stage(row: dict[str, str]) -> str | None:
+    """The fit stage a row belongs to (its source, without context parallelism), else None."""
+    if row["cp"] != "1":
+        return None
     return next((k for k, src in DECODER_FIT_SOURCES.items() if src in row["source"]), None)
 
 

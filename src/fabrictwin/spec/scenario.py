@@ -57,7 +57,7 @@ class ClusterChoice(Spec):
 
 
 class ParallelismSpec(Spec):
-    """How the job is split. The data-parallel degree is what remains: gpus / (tp * pp * ep')."""
+    """How the job is split. The data-parallel degree is what remains: gpus / (tp * pp * cp)."""
 
     tp: int = Field(default=1, gt=0)
     """Tensor-parallel degree (inside one server's NVLink domain)."""
@@ -65,6 +65,10 @@ class ParallelismSpec(Spec):
     """Pipeline-parallel stages."""
     ep: int = Field(default=1, gt=0)
     """Expert-parallel degree for mixture-of-experts models (carved out of data parallel)."""
+    cp: int = Field(default=1, gt=0)
+    """Context-parallel degree: each sequence is split over ``cp`` GPUs, which exchange keys and
+    values around a ring to attend over the whole sequence (Megatron-Core context parallelism).
+    GPUs = tp x pp x cp x dp; gradients are reduced over dp x cp."""
     zero_stage: Literal[0, 1, 2, 3] = 0
     """ZeRO stage: 1 shards optimizer state, 2 adds gradients, 3 adds parameters (= FSDP)."""
     schedule: Literal["1f1b", "interleaved"] = "1f1b"

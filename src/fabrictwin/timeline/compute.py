@@ -64,10 +64,11 @@ def linear_rate(gpu: GpuSpec, precision: str, cal: ComputeCalibration) -> float:
     return peak_flops(gpu, precision) * cal.tensor_efficiency
 
 
-def _attention_precision(precision: str) -> str:
-    """Attention runs 16-bit under 8-bit recipes (Transformer Engine quantises the linear layers),
-    else at the job's precision."""
-    return "bf16" if precision in ("fp8", "fp4", "int8") else precision
+def _attention_rate(gpu: GpuSpec, precision: str, cal: ComputeCalibration) -> float:
+    """FLOP/s of the attention matmuls: 16-bit under 8-bit recipes (Transformer Engine quantises
+    the linear layers only), else the job's precision."""
+    precision = "bf16" if precision in ("fp8", "fp4", "int8") else precision
+    return peak_flops(gpu, precision) * (cal.attention_efficiency or cal.tensor_efficiency)
 
 
 def microbatch_time(
@@ -90,11 +91,7 @@ def microbatch_time(
     width = 1.0 + cal.narrow_gemm_width / workload.hidden if workload.hidden else 1.0
     total = (
         linear * width / linear_rate(gpu, precision, cal)
-        + attention
-        / (
-            peak_flops(gpu, _attention_precision(precision))
-            * (cal.attention_efficiency or cal.tensor_efficiency)
-        )
+        + attention / _attention_rate(gpu, precision, cal)
         + mem / gpu.hbm_Bps
     )
     forward = total / 3.0
@@ -104,6 +101,15 @@ def microbatch_time(
     elif recompute == "selective":
         backward += SELECTIVE_RECOMPUTE_OVERHEAD * total
     return MicrobatchTime(forward, backward)
+
+
+def attention_time(
+    workload: WorkloadProfile, gpu: GpuSpec, precision: str, samples: float, shards: int
+) -> float:
+    """Forward time of the attention matmuls of ``samples`` samples on 1/``shards`` of the model,
+    the compute a context-parallel ring exchange hides behind, seconds."""
+    rate = _attention_rate(gpu, precision, workload.calibration)
+    return workload.attention_fwd_flops_per_sample * samples / shards / rate
 
 
 def optimizer_time(local_params: float, gpu: GpuSpec) -> float:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from fabrictwin.errors import Infeasible
 from fabrictwin.spec.hardware import GpuSpec
-from fabrictwin.timeline.compute import MicrobatchTime, microbatch_time, optimizer_time
+from fabrictwin.timeline.compute import MicrobatchTime, attention_time, microbatch_time, optimizer_time
 from fabrictwin.timeline.events import Op, Span, run_ops
 from fabrictwin.timeline.pipeline import stage_order
 from fabrictwin.timeline.workload import WorkloadProfile
@@ -51,6 +51,8 @@ class StepConfig:
     recompute: str
     bucket_bytes: float
     comm: CommFn
+    cp: int = 1
+    """Context-parallel degree: each GPU holds 1/cp of every sequence (``dp`` includes cp)."""
 
     @property
     def chunks(self) -> int:
@@ -72,12 +74,33 @@ class StepTimeline:
     """Mean over stages of where each stage's compute stream spent the step; sums to the step."""
 
 
+def _activation_bytes(cfg: StepConfig) -> float:
+    """16-bit activations of one micro-batch at a layer boundary on one GPU (1/cp of the tokens)."""
+    w = cfg.workload
+    return cfg.microbatch * w.tokens_per_sample / cfg.cp * w.hidden * 2.0
+
+
+def _cp_exposed_s(cfg: StepConfig, direction: str, layers: int) -> float:
+    """Context-parallel ring of one pass: per layer, cp - 1 sends of this GPU's keys and values
+    (backward: also their gradients, twice the bytes), hidden behind the layer's attention
+    matmuls as Megatron-Core overlaps them; only what exceeds that compute is exposed."""
+    w = cfg.workload
+    kv = 2.0 * cfg.microbatch * w.tokens_per_sample / cfg.cp * w.kv_hidden * 2.0
+    factor = 2.0 if direction == "B" else 1.0
+    ring = (cfg.cp - 1) * cfg.comm("send", factor * kv, "cp")
+    attn = factor * attention_time(w, cfg.gpu, cfg.precision, cfg.microbatch, cfg.tp * cfg.cp * w.layers)
+    return layers * max(0.0, ring - attn)
+
+
 def _pass_comm(cfg: StepConfig, direction: str) -> list[tuple[str, float]]:
-    """Tensor- and expert-parallel collectives of one pass of one chunk: (category, seconds)."""
+    """Tensor-, context- and expert-parallel communication of one pass of one chunk that the
+    compute stream waits for: (category, seconds)."""
     w = cfg.workload
     layers = math.ceil(w.layers / cfg.chunks)
-    act = cfg.microbatch * w.tokens_per_sample * w.hidden * 2.0
+    act = _activation_bytes(cfg)
     out: list[tuple[str, float]] = []
+    if cfg.cp > 1 and w.family == "transformer":
+        out.append(("comm:cp_ring", _cp_exposed_s(cfg, direction, layers)))
     if cfg.tp > 1 and w.family == "transformer":
         count = 2 * layers * (2 if direction == "B" and cfg.recompute == "full" else 1)
         out.append(("comm:tp_all_reduce", count * cfg.comm("all_reduce", act, "tp")))
@@ -95,7 +118,7 @@ class _Builder:
         self.cfg = cfg
         self.ops: list[Op] = []
         self.mb_time: MicrobatchTime = microbatch_time(
-            cfg.workload, cfg.gpu, cfg.precision, cfg.microbatch, cfg.tp * cfg.chunks, cfg.recompute
+            cfg.workload, cfg.gpu, cfg.precision, cfg.microbatch, cfg.tp * cfg.chunks * cfg.cp, cfg.recompute
         )
         self.dp_op = "reduce_scatter" if cfg.zero_stage >= 1 else "all_reduce"
         self.dp_ops: dict[int, list[str]] = {}
@@ -127,7 +150,7 @@ class _Builder:
             self.add(f"s{s}/{tag}/{cat}", comp, seconds, cat)
         send_to = vs + 1 if direction == "F" else vs - 1
         if 0 <= send_to < nvs and cfg.pp > 1:
-            act = cfg.microbatch * cfg.workload.tokens_per_sample * cfg.workload.hidden * 2.0
+            act = _activation_bytes(cfg)
             last_op = self.ops[-1].name
             self.add(
                 f"p2p{direction}{vs}.{mb}",

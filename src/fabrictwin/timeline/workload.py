@@ -64,6 +64,8 @@ class WorkloadProfile:
     calibration: ComputeCalibration
     experts: int = 1
     top_k: int = 1
+    kv_heads: int = 0
+    """Key/value heads (grouped-query attention); 0 means equal to ``heads``."""
     attention_fwd_flops_per_sample: float = 0.0
     """The part of ``fwd_flops_per_sample`` in attention score and context matmuls
     (2 layers x tokens x hidden per token, Kaplan et al. 2020, Table 1); it stays 16-bit under fp8."""
@@ -72,6 +74,13 @@ class WorkloadProfile:
     def train_flops_per_sample(self) -> float:
         """FLOPs of forward + backward per sample (backward = 2 x forward: Kaplan et al. 2020, 2.1)."""
         return 3.0 * self.fwd_flops_per_sample
+
+    @property
+    def kv_hidden(self) -> int:
+        """Width of the key (or value) projection: hidden x kv_heads / heads."""
+        if not self.heads or not self.kv_heads:
+            return self.hidden
+        return self.hidden * self.kv_heads // self.heads
 
     @property
     def is_moe(self) -> bool:

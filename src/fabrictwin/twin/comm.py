@@ -127,8 +127,9 @@ def collective_s(f: Fabric, g: Group, op: str, nbytes: float) -> float:
     raise Infeasible(f"unknown collective {op!r}")
 
 
-def job_groups(gpus_per_node: int, tp: int, pp: int, dp: int, ep: int) -> dict[str, Group]:
-    """Layouts of the tp, dp, ep and pp groups.
+def job_groups(gpus_per_node: int, tp: int, pp: int, dp: int, ep: int, cp: int = 1) -> dict[str, Group]:
+    """Layouts of the tp, cp, dp, ep and pp groups (``dp``: the gradient-reduction width, which
+    includes the context-parallel ranks; Megatron-Core orders tp, cp, dp inside a server).
 
     Raises:
         Infeasible: tensor parallel wider than a server or not dividing it.
@@ -137,8 +138,10 @@ def job_groups(gpus_per_node: int, tp: int, pp: int, dp: int, ep: int) -> dict[s
         raise Infeasible(f"tensor parallel {tp} must divide the {gpus_per_node} GPUs of a server")
     dp_ppn = max(1, min(dp, gpus_per_node // tp))
     ep_ppn = max(1, min(ep, dp_ppn))
+    cp_ppn = max(1, min(cp, gpus_per_node // tp))
     return {
         "tp": Group(tp, 1),
+        "cp": Group(cp_ppn, math.ceil(cp / cp_ppn)),
         "dp": Group(dp_ppn, math.ceil(dp / dp_ppn)),
         "ep": Group(ep_ppn, math.ceil(ep / ep_ppn)),
         "pp": Group(1, pp),

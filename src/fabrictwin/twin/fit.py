@@ -224,6 +224,7 @@ def llm_scenario(row: Row) -> ScenarioSpec:
     parallelism: dict[str, object] = {
         "tp": int(row["tp"]),
         "pp": pp,
+        "cp": int(row["cp"] or 1),
         "zero_stage": int(row["zero_stage"]),
         "recompute": row["recompute"],
     }

@@ -103,5 +103,6 @@ def profile(
         calibration=calibration or calibration_for(model.family),
         experts=model.experts,
         top_k=model.top_k,
+        kv_heads=model.kv_heads,
         attention_fwd_flops_per_sample=attn_fwd,
     )

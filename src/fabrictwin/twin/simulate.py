@@ -114,9 +114,12 @@ def derive_layout(scenario: ScenarioSpec, gpus_per_node: int) -> Layout:
     """
     p = scenario.parallelism
     gpus = scenario.cluster.nodes * gpus_per_node
-    if gpus % (p.tp * p.pp):
-        raise Infeasible(f"{gpus} GPUs are not divisible by tp*pp = {p.tp * p.pp}")
-    dp = gpus // (p.tp * p.pp)
+    model_parallel = p.tp * p.pp * p.cp
+    if gpus % model_parallel:
+        raise Infeasible(f"{gpus} GPUs are not divisible by tp*pp*cp = {model_parallel}")
+    if p.cp > 1 and scenario.job.seq_len is not None and scenario.job.seq_len % p.cp:
+        raise Infeasible(f"sequence length {scenario.job.seq_len} is not divisible by cp = {p.cp}")
+    dp = gpus // model_parallel
     if dp % p.ep:
         raise Infeasible(f"expert parallel {p.ep} must divide the data-parallel degree {dp}")
     gb = scenario.job.global_batch
@@ -176,13 +179,13 @@ def _memory(s: ScenarioSpec, r: Resolved, lay: Layout) -> MemoryBudget:
         attn = max(0.0, per_token_layer - 34.0 * w.hidden) / per_token_layer
     budget = memory_budget(
         params=w.params_per_ep_rank(p.ep),
-        activation_bytes_per_sample=w.activation_bytes_per_sample,
+        activation_bytes_per_sample=w.activation_bytes_per_sample / p.cp,
         attention_share=attn,
         microbatch=lay.microbatch,
         in_flight=_in_flight(s, lay),
         tp=p.tp,
         pp=p.pp,
-        dp=lay.dp,
+        dp=lay.dp * p.cp,  # the distributed optimizer shards over dp x cp
         zero_stage=p.zero_stage,
         recompute=p.recompute,
         hbm_bytes=r.gpu.hbm_bytes,
@@ -194,7 +197,7 @@ def _memory(s: ScenarioSpec, r: Resolved, lay: Layout) -> MemoryBudget:
 def step_config(s: ScenarioSpec, r: Resolved, lay: Layout) -> StepConfig:
     """The step model's inputs for this scenario."""
     p = s.parallelism
-    groups = job_groups(r.system.gpus, p.tp, p.pp, lay.dp, p.ep)
+    groups = job_groups(r.system.gpus, p.tp, p.pp, lay.dp * p.cp, p.ep, p.cp)
     c = s.cluster
     if c.collectives == "alpha-beta":
         comm = comm_function(fabric_of(r.system, r.fabric, r.nics_per_node, c.sharp), groups)
@@ -209,8 +212,9 @@ def step_config(s: ScenarioSpec, r: Resolved, lay: Layout) -> StepConfig:
         precision=s.job.precision,
         tp=p.tp,
         pp=p.pp,
-        dp=lay.dp,
+        dp=lay.dp * p.cp,
         ep=p.ep,
+        cp=p.cp,
         zero_stage=p.zero_stage,
         virtual_stages=p.virtual_stages if p.schedule == "interleaved" else 1,
         microbatch=lay.microbatch,
