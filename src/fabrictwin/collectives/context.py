@@ -17,8 +17,11 @@ Routing = Literal["auto", "dmodk", "ecmp", "adaptive"]
 
 _ARCH_BY_PREFIX: tuple[tuple[str, Arch], ...] = (
     # GPU catalog id prefix -> NCCL architecture row (compute capability 7.0/8.0/9.0/10.0)
+    ("p100", "volta"),  # sm60: NCCL's tuner uses its Volta row below sm80
     ("v100", "volta"),
     ("a100", "ampere"),
+    ("a30", "ampere"),  # sm80
+    ("l40", "ampere"),  # sm89: NCCL's Ampere row covers 8.x
     ("a800", "ampere"),
     ("h100", "hopper"),
     ("h200", "hopper"),

@@ -19,7 +19,7 @@ from fabrictwin.spec.load import load_model
 from fabrictwin.spec.quantity import Bytes as _Bytes
 from fabrictwin.spec.quantity import BytesPerS as _BytesPerS
 from fabrictwin.spec.quantity import Seconds as _Seconds
-from fabrictwin.spec.refs import FabricId
+from fabrictwin.spec.refs import FabricId, GpuId
 from fabrictwin.spec.workload import DecoderArchitecture
 
 Bytes = Annotated[_Bytes, Field(ge=0)]
@@ -40,6 +40,9 @@ class ClusterChoice(Spec):
     """Server model id (``dgx-a100``, ``dgx-h100``...)."""
     nodes: int = Field(gt=0)
     """Number of servers."""
+    gpu: GpuId | None = None
+    """GPU model in place of the server's own: another SKU of the same board in the same chassis
+    (an A100 40GB DGX A100, an OEM HGX server); ``None`` takes the server's GPU."""
     fabric: FabricId = "ib-ndr"
     """Compute (east-west) fabric id: ``ib-ndr``, ``roce-400g``, ``tcp-100g``..."""
     nics_per_node: int | None = Field(default=None, gt=0)

@@ -22,6 +22,7 @@ import numpy as np
 from scipy.optimize import nnls
 
 from fabrictwin import catalog
+from fabrictwin.errors import NotFound
 from fabrictwin.spec.scenario import ScenarioSpec
 from fabrictwin.timeline.compute import microbatch_time, optimizer_time, peak_flops
 from fabrictwin.timeline.workload import ComputeCalibration, WorkloadProfile, transformer_fwd_flops
@@ -33,19 +34,39 @@ BERT_EVAL_SHARE = 0.06
 # Average real tokens per BERT sequence in MLPerf's packed/unpadded runs (method doc 3.1).
 BERT_TOKENS = 256
 
-_SYSTEM_BY_GPU = {
-    "A30": ("a30-2gpu", "ib-hdr"),
-    "A100": ("dgx-a100", "ib-hdr"),
-    "H100": ("dgx-h100", "ib-ndr"),
-}
+_SYSTEMS: tuple[tuple[str, str, str, str | None], ...] = (
+    # (substring of the row's accelerator name, system, fabric, GPU in place of the system's);
+    # first match wins, so the more specific names come first
+    ("A30", "a30-2gpu", "ib-hdr", None),
+    ("A100-SXM4-40GB", "dgx-a100", "ib-hdr", "a100-40gb"),
+    ("A100", "dgx-a100", "ib-hdr", None),
+    ("H100-PCIe", "pcie-8gpu", "ib-ndr", None),
+    ("H100", "dgx-h100", "ib-ndr", None),
+    ("H200", "dgx-h200", "ib-ndr", None),
+    ("B200", "dgx-b200", "ib-ndr", None),
+    ("L40S", "pcie-l40s-4gpu", "ib-ndr", None),
+    ("V100-SXM2", "dgx-1-v100", "ib-edr", None),
+    ("V100-SXM3", "dgx-2h", "ib-edr", None),
+)
 
 Row = Mapping[str, str]
 
 
+def system_for_gpu(name: str) -> tuple[str, str, str | None]:
+    """(system, fabric, GPU override) of an MLPerf row's accelerator name.
+
+    Raises:
+        NotFound: no catalog system carries that accelerator.
+    """
+    for key, system, fabric, gpu in _SYSTEMS:
+        if key in name:
+            return system, fabric, gpu
+    raise NotFound(f"no catalog system for accelerator {name!r}; known: {', '.join(k for k, *_ in _SYSTEMS)}")
+
+
 def scenario_for_row(row: Row) -> ScenarioSpec:
     """The scenario of one MLPerf row (NVIDIA systems: DALI decode on GPU, dataset in page cache)."""
-    gpu_key = next(k for k in _SYSTEM_BY_GPU if k in row["gpu"])
-    system, fabric = _SYSTEM_BY_GPU[gpu_key]
+    system, fabric, gpu = system_for_gpu(row["gpu"])
     bert = row["benchmark"] == "bert"
     return ScenarioSpec.model_validate(
         {
@@ -54,9 +75,9 @@ def scenario_for_row(row: Row) -> ScenarioSpec:
                 "system": system,
                 "nodes": int(row["n_nodes"]),
                 "fabric": fabric,
-                # The NCCL model has no architecture row for the A30 (sm80, like the A100); its rows are
-                # single-node with 2 GPUs, where the simple alpha-beta model is as good.
-                "collectives": "alpha-beta" if gpu_key == "A30" else "nccl-flow",
+                **({"gpu": gpu} if gpu else {}),
+                # two GPUs on one NVLink bridge: the simple alpha-beta model is as good there
+                "collectives": "alpha-beta" if system == "a30-2gpu" else "nccl-flow",
             },
             "job": {
                 "model": "bert-large" if bert else "resnet-50",

@@ -51,7 +51,7 @@ def resolve(scenario: ScenarioSpec, calibration: ComputeCalibration | None = Non
     """
     c = scenario.cluster
     system = catalog.system(c.system)
-    gpu = catalog.gpu(system.gpu)
+    gpu = catalog.gpu(c.gpu or system.gpu)
     cpu = catalog.cpu(system.cpu)
     fabric = catalog.fabric(c.fabric)
     dpu = None if c.dpu == "none" else catalog.nic(DPU_ALIASES.get(c.dpu, c.dpu))
