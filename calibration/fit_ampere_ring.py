@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import least_squares
 
-from fabrictwin.collectives import context_for, estimate
+from fabrictwin.collectives import CommContext, context_for, estimate
 from fabrictwin.collectives.base import bus_factor, host_floor_s, ring_bus_Bps
 from fabrictwin.collectives.nccl_constants import BASE_LAT_US, HW_LAT_US, LL128_BW_FRACTION
 
@@ -50,9 +50,9 @@ def sweeps() -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
     return out
 
 
-def model(params: np.ndarray, sizes: np.ndarray, gpus_per_thread: int) -> np.ndarray:
-    """Time of each size under NCCL's protocol choice, with (LL128 share, LL128 hop, Simple hop)."""
-    ctx = context_for(
+def a100_node(gpus_per_thread: int) -> CommContext:
+    """One 8 x A100 NVSwitch node under a pre-2.21 NCCL tuner (the sweeps' releases)."""
+    return context_for(
         "dgx-a100",
         "ib-hdr",
         nodes=1,
@@ -60,6 +60,11 @@ def model(params: np.ndarray, sizes: np.ndarray, gpus_per_thread: int) -> np.nda
         nccl_version="2.18.5",
         gpus_per_thread=gpus_per_thread,
     )
+
+
+def model(params: np.ndarray, sizes: np.ndarray, gpus_per_thread: int) -> np.ndarray:
+    """Time of each size under NCCL's protocol choice, with (LL128 share, LL128 hop, Simple hop)."""
+    ctx = a100_node(gpus_per_thread)
     chosen = estimate(ctx, "all_reduce", sizes)
     factor, steps = bus_factor("all_reduce", 8), 2 * (8 - 1)
     simple_bus = ring_bus_Bps(ctx)

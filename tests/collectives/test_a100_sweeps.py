@@ -33,15 +33,18 @@ def _rows() -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
-def _ctx(gpus_per_thread: int):
-    return context_for(
-        "dgx-a100",
-        "ib-hdr",
-        nodes=1,
-        ranks_per_node=8,
-        nccl_version="2.18.5",
-        gpus_per_thread=gpus_per_thread,
+def _fit_script():
+    spec = importlib.util.spec_from_file_location(
+        "fit_ampere_ring", ROOT / "calibration" / "fit_ampere_ring.py"
     )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+FIT = _fit_script()
+_ctx = FIT.a100_node
 
 
 def _time_errors(min_bytes: float, max_bytes: float = float("inf")) -> dict[str, np.ndarray]:
