@@ -94,13 +94,7 @@ def test_ncc_ls_own_table_is_far_too_fast_on_these_sweeps_at_4_to_32_mib():
 
 
 def test_the_fit_script_reproduces_the_constants():
-    spec = importlib.util.spec_from_file_location(
-        "fit_ampere_ring", ROOT / "calibration" / "fit_ampere_ring.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    share, hop128, hop_simple = module.fit(module.sweeps())
+    share, hop128, hop_simple = FIT.fit(FIT.sweeps())
     assert share == pytest.approx(AMPERE_NVLINK_RING_LL128_FRACTION, rel=0.02)
     assert hop128 == pytest.approx(AMPERE_NVLINK_RING_HOP_US["ll128"], rel=0.02)
     assert hop_simple == pytest.approx(AMPERE_NVLINK_RING_HOP_US["simple"], rel=0.02)
