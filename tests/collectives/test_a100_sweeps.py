@@ -109,10 +109,18 @@ def test_other_architectures_keep_ncc_ls_ring_table(system):
     assert ring.protocol_bus_Bps(ctx, "ll128", 1.0) == pytest.approx(LL128_BW_FRACTION)
 
 
-def test_multi_node_a100_rings_keep_ncc_ls_table():
+def test_multi_node_a100_rings_take_the_fitted_hop_for_their_in_server_steps():
     ctx = context_for("dgx-a100", "ib-hdr", nodes=4)
-    simple = ring.cost(ctx, "all_reduce", "simple")
-    assert simple == ring.cost(ctx, "all_reduce", "simple", nccl=True)
+    fitted = ring.cost(ctx, "all_reduce", "simple")
+    table = ring.cost(ctx, "all_reduce", "simple", nccl=True)
+    assert fitted is not None and table is not None
+    assert fitted.latency_s > table.latency_s and fitted.algbw_Bps == table.algbw_Bps
+
+
+def test_an_nvlink_bridge_without_nvswitch_keeps_ncc_ls_table():
+    """The fit is of 8 x A100 over NVSwitch; the 2 x A30 bridge server is not that."""
+    ctx = context_for("a30-2gpu", "ib-hdr", nodes=1)
+    assert ring.cost(ctx, "all_reduce", "simple") == ring.cost(ctx, "all_reduce", "simple", nccl=True)
 
 
 def test_one_thread_on_8_gpus_sets_the_small_size_floor_and_one_process_per_gpu_does_not():

@@ -23,7 +23,6 @@ if not CSV.exists():  # the repository copy, when the shared folder is absent
 MEDIAN_TOL = 0.10
 MAX_TOL = 0.30
 LATENCY_TOL = 0.25
-OUTLIER_TOL = 0.60
 SMALL_BYTES = 8 * 1024
 """Sizes at or below which a point measures latency (bandwidth term < 1 % of the time)."""
 
@@ -33,11 +32,11 @@ were +37..+51 % with NCCL's own Ampere constants, docs/models/collectives-calibr
 
 SYSTEM = {"H100": "dgx-h100", "A100": "dgx-a100", "H200": "dgx-h200", "B200": "dgx-b200"}
 ASSUMED_NODES = {"A-200": 4}
+"""A-200 states a multi-node DGX A100 run without the node count; 4 nodes (ring regime)."""
 AZURE_GUIDE = "Azure/AI-benchmarking-guide"
 """Its script (Benchmarks/NVIDIA/NCCLBandwidth.py) runs ``all_reduce_perf -g 8``: one thread
 launches on all 8 GPUs. Other rows: one GPU per thread (A-104..A-123 are below any 8-launch
 floor, so they were not taken with ``-g 8``)."""
-"""A-200 states a multi-node DGX A100 run without the node count; 4 nodes (ring regime)."""
 
 
 def _rows() -> list[dict[str, str]]:
@@ -112,14 +111,8 @@ def test_median_busbw_error_for_messages_of_1_mib_and_more_is_within_10_percent(
 def test_no_large_message_point_is_off_by_more_than_30_percent_except_listed_outliers(errors):
     bus, _ = errors
     bad = {k: round(v, 3) for k, v in bus.items() if abs(v) > MAX_TOL and k not in OUTLIERS}
+    assert not OUTLIERS, "an exempt point needs its reason and a bound again"
     assert not bad
-
-
-def test_listed_outliers_are_still_within_60_percent_and_still_outliers(errors):
-    bus, _ = errors
-    listed = {k: v for k, v in bus.items() if k in OUTLIERS}
-    assert all(abs(v) <= OUTLIER_TOL for v in listed.values()), listed
-    assert sum(abs(v) > MAX_TOL for v in listed.values()) >= len(listed) // 2  # prune when fixed
 
 
 def test_small_message_latency_is_within_25_percent(errors):

@@ -34,13 +34,18 @@ def _stage(row: dict[str, str]) -> str | None:
     return next((k for k, src in DECODER_FIT_SOURCES.items() if src in row["source"]), None)
 
 
+KNOWN_INFEASIBLE = {"8"}
+"""Nemotron-340B on 128 H100 (TP 8, PP 8, VP 12): NeMo ran it, the activation model (34 h bytes
+per token per layer, dropout included) puts it at 80.4 of 72 GiB (docs/models/compute.md)."""
+
+
 def _errors(rows: list[dict[str, str]], cal: ComputeCalibration | None = None) -> dict[str, float]:
     out = {}
     for row in rows:
         try:
             out[row["row"]] = fit.llm_predicted_step_s(row, cal) / float(row["measured_step_s"]) - 1.0
         except Infeasible:
-            continue
+            assert row["row"] in KNOWN_INFEASIBLE, f"row {row['row']} no longer fits in memory"
     return out
 
 
@@ -104,5 +109,3 @@ def test_fp8_speeds_up_the_linear_layers_only():
         fp8 = microbatch_time(prof, gpu, "fp8", 1, 1)
         ratios.append((bf16.forward_s + bf16.backward_s) / (fp8.forward_s + fp8.backward_s))
     assert 1.0 < ratios[1] < ratios[0] < 2.0
-    ratio = (bf16.forward_s + bf16.backward_s) / (fp8.forward_s + fp8.backward_s)
-    assert 1.0 < ratio < 2.0

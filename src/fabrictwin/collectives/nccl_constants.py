@@ -150,13 +150,15 @@ AMPERE_NVLINK_RING_LL128_FRACTION: Final = 0.651
 """Ring/LL128 bus bandwidth as a share of Ring/Simple's on one 8 x A100 NVSwitch node, in the
 range NCCL runs LL128 there (~1-23 MiB); NCCL's tuner assumes 0.92. Fitted, with the two
 per-hop costs below, by least squares on log time over six independent published sweeps
-(calibration/nccl-a100-single-node.csv, A-F, 1 MiB-8 GiB; `calibration/fit_ampere_ring.py`).
+(calibration/nccl-a100-single-node.csv, A-F, 2 MiB-8 GiB; `calibration/fit_ampere_ring.py`).
 Leave-one-sweep-out: 0.63-0.68. Validated, not fitted, on the Azure sweep A-066..A-079."""
 
 AMPERE_NVLINK_RING_HOP_US: Final[dict[Proto, float]] = {
     # Per-hop (per ring step) cost of a single-node A100 ring, same fit (leave-one-out:
-    # LL128 2.9-3.8 us, Simple 9.6-10.9 us). NCCL's hwLat says 1.9 and 3.4 us; on every one of
-    # the seven A100 sweeps NCCL's own estimate is 40-55 % too fast at 4-32 MiB. Simple moves a
+    # LL128 2.9-3.8 us, Simple 9.6-10.9 us). NCCL's hwLat says 1.9 and 3.4 us; at 4-32 MiB all
+    # seven A100 sweeps take 18-79 % longer than NCCL's own estimate (the one-process-per-GPU
+    # sweep C 18-22 %). The fit assumes the pre-2.21 tuner's protocol choice for every sweep
+    # (only A-066..A-079 and sweep D state 2.18.5 / 2.19.3). Simple moves a
     # slice per step with a fence and a flag handshake over NVLink, and below 384 MiB (24
     # channels x 8 ranks x 2 MiB chunks) there is a single pipeline loop, so each of the 14
     # steps shows that handshake. LL has no mid-size data (NCCL's 0.6 us kept).

@@ -35,9 +35,10 @@ SUPPORTED: tuple[Op, ...] = ("all_reduce", "all_gather", "reduce_scatter", "broa
 
 
 def measured_ampere(ctx: CommContext) -> bool:
-    """A single-node A100 ring, whose LL128 rate and per-hop costs are fitted on published
-    sweeps instead of NCCL's tuner table (nccl_constants.AMPERE_NVLINK_RING_*)."""
-    return ctx.arch == "ampere" and ctx.nodes == 1 and ctx.gpu.nvlink_Bps > 0
+    """An A100 ring over NVSwitch, whose NVLink hops (and, on one node, LL128 rate) are fitted
+    on published 8 x A100 sweeps instead of NCCL's tuner table (nccl_constants.AMPERE_NVLINK_RING_*).
+    Multi-node rings take the fitted cost for their in-server steps too: the same NVLink hops."""
+    return ctx.arch == "ampere" and ctx.system.nvswitch and ctx.gpu.nvlink_Bps > 0 and ctx.ppn > 1
 
 
 def protocol_bus_Bps(ctx: CommContext, proto: Proto, bus_Bps: float, *, nccl: bool = False) -> float | None:
@@ -48,7 +49,7 @@ def protocol_bus_Bps(ctx: CommContext, proto: Proto, bus_Bps: float, *, nccl: bo
     if proto == "ll128":
         if not ll128_enabled(ctx):
             return None
-        fitted = measured_ampere(ctx) and not nccl
+        fitted = measured_ampere(ctx) and ctx.nodes == 1 and not nccl
         return (AMPERE_NVLINK_RING_LL128_FRACTION if fitted else LL128_BW_FRACTION) * bus_Bps
     return bus_Bps
 

@@ -47,7 +47,8 @@ def summary_table(result: SimulationResult) -> Table:
         ("GPUs", f"{r.layout.gpus:,} ({r.scenario.cluster.nodes} x {r.resolved.system.id})"),
         (
             "layout",
-            f"dp {r.layout.dp} x tp {r.scenario.parallelism.tp} x pp {r.scenario.parallelism.pp}, "
+            f"dp {r.layout.dp} x tp {r.scenario.parallelism.tp} x pp {r.scenario.parallelism.pp}"
+            f"{f' x cp {r.scenario.parallelism.cp}' if r.scenario.parallelism.cp > 1 else ''}, "
             f"micro-batch {r.layout.microbatch} x {r.layout.microbatches}",
         ),
         (

@@ -85,11 +85,19 @@ def _cp_exposed_s(cfg: StepConfig, direction: str, layers: int) -> float:
     (backward: also their gradients, twice the bytes), hidden behind the layer's attention
     matmuls as Megatron-Core overlaps them; only what exceeds that compute is exposed."""
     w = cfg.workload
-    kv = 2.0 * cfg.microbatch * w.tokens_per_sample / cfg.cp * w.kv_hidden * 2.0
+    # a tensor-parallel rank holds kv_heads / tp heads, at least one
+    width = max(w.kv_hidden / cfg.tp, w.hidden / max(w.heads, 1))
+    kv = 2.0 * cfg.microbatch * w.tokens_per_sample / cfg.cp * width * 2.0
     factor = 2.0 if direction == "B" else 1.0
     ring = (cfg.cp - 1) * cfg.comm("send", factor * kv, "cp")
     attn = factor * attention_time(w, cfg.gpu, cfg.precision, cfg.microbatch, cfg.tp * cfg.cp * w.layers)
-    return layers * max(0.0, ring - attn)
+    exposed = max(0.0, ring - attn)
+    if direction == "B" and cfg.recompute == "full":
+        # the recomputed forward runs the forward ring again
+        fwd_ring = (cfg.cp - 1) * cfg.comm("send", kv, "cp")
+        fwd_attn = attention_time(w, cfg.gpu, cfg.precision, cfg.microbatch, cfg.tp * cfg.cp * w.layers)
+        exposed += max(0.0, fwd_ring - fwd_attn)
+    return layers * exposed
 
 
 def _pass_comm(cfg: StepConfig, direction: str) -> list[tuple[str, float]]:

@@ -123,6 +123,8 @@ def collective_s(f: Fabric, g: Group, op: str, nbytes: float) -> float:
         local = nbytes * (g.ppn - 1) / g.ranks
         return max(remote / f.rank_net_Bps(), local / f.nvlink_Bps) + _latency(f, g)
     if op == "send":
+        if g.nodes == 1:  # a neighbour in the same server (context-parallel ring): NVLink
+            return nbytes / f.nvlink_Bps + NVLINK_HOP_S
         return nbytes / f.rank_net_Bps() + f.hop_s
     raise Infeasible(f"unknown collective {op!r}")
 

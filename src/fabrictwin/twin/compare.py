@@ -22,6 +22,7 @@ SHORTCUTS = {
     "model": "job.model",
     "tp": "parallelism.tp",
     "pp": "parallelism.pp",
+    "cp": "parallelism.cp",
     "zero": "parallelism.zero_stage",
     "encryption": "host.encryption",
     "vswitch": "host.vswitch",

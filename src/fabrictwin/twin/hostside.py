@@ -48,10 +48,17 @@ def _network_bytes_per_node(s: ScenarioSpec, r: Resolved, dp: int) -> float:
     return factor * (n - 1) / n * grad * p.tp
 
 
+def _unique_samples_per_node(s: ScenarioSpec, r: Resolved, local_batch: int) -> float:
+    """Distinct samples a server's replicas consume per step: one ``local_batch`` per data-parallel
+    replica; tensor-, pipeline- and context-parallel ranks of a replica share its samples."""
+    p = s.parallelism
+    return local_batch * r.system.gpus / (p.tp * p.pp * p.cp)
+
+
 def node_load(s: ScenarioSpec, r: Resolved, local_batch: int, step_s: float) -> NodeLoad:
     """Traffic and work per second on one server at a step of ``step_s``."""
     w = r.workload
-    samples = local_batch * r.system.gpus / (s.parallelism.tp * s.parallelism.pp)
+    samples = _unique_samples_per_node(s, r, local_batch)
     sample_bytes = s.data.sample_bytes or w.sample_bytes
     read = samples * sample_bytes * (1.0 - s.data.cache_hit_rate) / step_s
     images = samples / step_s if (w.sample_kind == "image" and not s.data.decode_on_gpu) else 0.0
@@ -101,7 +108,7 @@ def _stall(
     if load.images_per_s > 0:
         decode_rate = max(loader_cores, 1e-6) * JPEG_IMAGES_PER_CORE_S
     throttle = min(budget.throttle.get(t, 1.0) for t in ("storage", "vswitch", "crypto", "firewall"))
-    samples = local_batch * r.system.gpus / (s.parallelism.tp * s.parallelism.pp)
+    samples = _unique_samples_per_node(s, r, local_batch)
     need = PipelineNeed(samples, s.data.sample_bytes or r.workload.sample_bytes, s.data.cache_hit_rate)
     rates = LoaderRates(s.data.storage_read_Bps * throttle, decode_rate)
     return data_stall(need, rates, step, s.data.prefetch_depth)

@@ -117,8 +117,6 @@ def derive_layout(scenario: ScenarioSpec, gpus_per_node: int) -> Layout:
     model_parallel = p.tp * p.pp * p.cp
     if gpus % model_parallel:
         raise Infeasible(f"{gpus} GPUs are not divisible by tp*pp*cp = {model_parallel}")
-    if p.cp > 1 and scenario.job.seq_len is not None and scenario.job.seq_len % p.cp:
-        raise Infeasible(f"sequence length {scenario.job.seq_len} is not divisible by cp = {p.cp}")
     dp = gpus // model_parallel
     if dp % p.ep:
         raise Infeasible(f"expert parallel {p.ep} must divide the data-parallel degree {dp}")
@@ -133,6 +131,18 @@ def derive_layout(scenario: ScenarioSpec, gpus_per_node: int) -> Layout:
     if local % mb:
         raise Infeasible(f"local batch {local} is not divisible by micro-batch {mb}")
     return Layout(gpus, dp, local, mb, local // mb)
+
+
+def _check_context_parallel(s: ScenarioSpec, r: Resolved) -> None:
+    """Megatron-Core splits each sequence into 2 x cp chunks (two per rank, for causal balance).
+
+    Raises:
+        Infeasible: the sequence does not split that way.
+    """
+    cp = s.parallelism.cp
+    tokens = r.workload.tokens_per_sample
+    if cp > 1 and tokens % (2 * cp):
+        raise Infeasible(f"sequence length {tokens} is not divisible by 2 x cp = {2 * cp}")
 
 
 def _fit_microbatch(s: ScenarioSpec, r: Resolved, lay: Layout) -> tuple[Layout, MemoryBudget]:
@@ -234,10 +244,12 @@ def simulate(scenario: ScenarioSpec, calibration: ComputeCalibration | None = No
             cannot run.
     """
     r = resolve(scenario, calibration)
+    _check_context_parallel(scenario, r)
     lay = derive_layout(scenario, r.system.gpus)
     lay, mem = _fit_microbatch(scenario, r, lay)
     tl = simulate_step(step_config(scenario, r, lay))
-    host = hostside.evaluate(scenario, r, lay.local_batch, lay.dp, tl)
+    # gradients are reduced over dp x cp ranks (the network term)
+    host = hostside.evaluate(scenario, r, lay.local_batch, lay.dp * scenario.parallelism.cp, tl)
     breakdown = dict(tl.breakdown_s)
     breakdown["data_stall"] = host.stall.stall_s
     breakdown["cpu_interference"] = host.interference_s
