@@ -82,22 +82,20 @@ def _activation_bytes(cfg: StepConfig) -> float:
 
 def _cp_exposed_s(cfg: StepConfig, direction: str, layers: int) -> float:
     """Context-parallel ring of one pass: per layer, cp - 1 sends of this GPU's keys and values
-    (backward: also their gradients, twice the bytes), hidden behind the layer's attention
-    matmuls as Megatron-Core overlaps them; only what exceeds that compute is exposed."""
+    (backward: also their gradients, twice the bytes; a recomputed forward: its ring again),
+    hidden behind the layer's attention matmuls as Megatron-Core overlaps them; only what
+    exceeds that compute is exposed."""
     w = cfg.workload
     # a tensor-parallel rank holds kv_heads / tp heads, at least one
     width = max(w.kv_hidden / cfg.tp, w.hidden / max(w.heads, 1))
     kv = 2.0 * cfg.microbatch * w.tokens_per_sample / cfg.cp * width * 2.0
-    factor = 2.0 if direction == "B" else 1.0
-    ring = (cfg.cp - 1) * cfg.comm("send", factor * kv, "cp")
-    attn = factor * attention_time(w, cfg.gpu, cfg.precision, cfg.microbatch, cfg.tp * cfg.cp * w.layers)
-    exposed = max(0.0, ring - attn)
-    if direction == "B" and cfg.recompute == "full":
-        # the recomputed forward runs the forward ring again
-        fwd_ring = (cfg.cp - 1) * cfg.comm("send", kv, "cp")
-        fwd_attn = attention_time(w, cfg.gpu, cfg.precision, cfg.microbatch, cfg.tp * cfg.cp * w.layers)
-        exposed += max(0.0, fwd_ring - fwd_attn)
-    return layers * exposed
+    attn = attention_time(w, cfg.gpu, cfg.precision, cfg.microbatch, cfg.tp * cfg.cp * w.layers)
+
+    def exposed(factor: float) -> float:
+        return max(0.0, (cfg.cp - 1) * cfg.comm("send", factor * kv, "cp") - factor * attn)
+
+    passes = [1.0] if direction == "F" else [2.0] + ([1.0] if cfg.recompute == "full" else [])
+    return layers * sum(exposed(f) for f in passes)
 
 
 def _pass_comm(cfg: StepConfig, direction: str) -> list[tuple[str, float]]:
