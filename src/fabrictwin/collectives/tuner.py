@@ -8,9 +8,9 @@ that release's constants where they differ from today's (B.2, B.4): Ring/LL bus 
 1/4 instead of 1/2, Hopper's LL caps equal to Ampere's, and an NVLS estimate of 23 us with a 5/6
 bus ratio and no nvlsEfficiency. That is why NCCL 2.18 ran NVLS on an 8 x H100 node from a few
 hundred KiB on (A-038..A-043: ~42 us flat from 64 KiB to 2 MiB) where 2.27+ runs Ring/LL.
-Where we replaced a constant of NCCL's table by a measured one (single-node A100 rings:
-LL128 rate and per-hop costs, ``ring.measured_ampere``), every release still ranks with its
-table, so the protocol switch points stay NCCL's.
+Where we replaced a constant of NCCL's table by a measured one (A100 NVSwitch rings: NVLink
+per-hop costs, and on one node the LL128 rate, ``ring.measured_ampere``), every release still
+ranks with its table, so the protocol switch points stay NCCL's.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def estimate(ctx: CommContext, op: Op, algorithm: str, proto: Proto, achieved: A
     """The tuner's (latency, algbw) estimate for one candidate, or None when it equals the
     achieved cost (a current release, or a pair whose constants did not change)."""
     if algorithm == "ring" and proto != "ll" and ring.measured_ampere(ctx):
-        # every release ranks single-node A100 rings with its table, not our measured costs
+        # every release ranks A100 NVSwitch rings with its table, not our measured costs
         return ring.cost(ctx, op, proto, nccl=True)
     if not is_legacy(ctx):
         return None
